@@ -1,0 +1,216 @@
+/**
+ * The fetch report, `"schema": "webkrab.report/v1"`. The JSON Schema in
+ * reports/schema/report.schema.json describes the same shape; names here are
+ * public (see CONTRACT.md): extend freely, never rename.
+ *
+ * Times are ISO 8601 strings. Where a time comes from a server's Date header it
+ * is the server's time (the crawler reasons in the server's time).
+ */
+export const REPORT_SCHEMA = 'webkrab.report/v1'
+
+export type StoppedBy =
+  | 'completed'
+  | 'budget:duration'
+  | 'budget:requests'
+  | 'budget:bytes'
+  | 'interrupted'
+
+export type Outcome =
+  | 'new'
+  | 'changed'
+  | 'unchanged'
+  | 'reused-fresh'
+  | 'incomplete'
+  | 'deferred'
+  | 'failed'
+  | 'needs-operator'
+  | 'out-of-scope'
+  | 'not-retained'
+
+export type ValidatorQuality = 'ok' | 'churning' | 'future-last-modified' | 'same-second' | 'absent'
+
+/** What the crawler chose to do with a resource before asking, and why. */
+export type DecisionAction =
+  | 'fetch' // nothing stored: a first, unconditional fetch
+  | 'revalidate' // conditional request with a stored validator
+  | 'refetch' // stored, but fetched unconditionally (no usable validator, churn, high change rate, audit, failed 304)
+  | 'reuse' // fresh by RFC 9111: no request at all
+  | 'skip' // not requested at all this run (deferred origin, out of scope, budget, not planned)
+
+export type RequestKind = 'initial' | 'retry' | 'redirect'
+
+export interface Budgets {
+  maxDurationMs: number | null
+  maxRequests: number | null
+  maxBytes: number | null
+  maxBodyBytes: number | null
+  maxDecompressedBytes: number | null
+  maxRedirects: number | null
+  maxAttempts: number | null
+  concurrency: number | null
+  perOriginConcurrency: number | null
+  connectTimeoutMs: number | null
+  responseTimeoutMs: number | null
+  scope: string[]
+}
+
+export interface RunSummary {
+  startedAt: string
+  endedAt: string
+  /** `completed`, or the budget that ended the run (`budget:duration`, ...). */
+  stoppedBy: StoppedBy
+  /** One sentence: why the run ended. */
+  stopReason: string
+  budgets: Budgets
+  /** Options that shaped decisions: change mode, retention, revalidate-always, plan. */
+  options: {
+    change: 'strict' | 'semantic'
+    retain: 'body' | 'headers' | 'none'
+    revalidateAlways: boolean
+    plan: boolean
+    headers: Record<string, string>
+  }
+  seeds: string[]
+  store: string | null
+}
+
+export interface RequestCounts {
+  total: number
+  /** First attempts (including conditional ones and redirect hops). */
+  initial: number
+  retries: number
+  /** Requests that carried If-None-Match or If-Modified-Since. */
+  conditional: number
+  /** Of the conditional requests, how many were answered 304. */
+  notModified: number
+  unconditional: number
+  /** Requests by response status ("200", "304", "429", "error"). */
+  byStatus: Record<string, number>
+}
+
+export interface ByteCounts {
+  /** On the wire: response header blocks and bodies as received (before decoding). */
+  received: number
+  receivedHeaders: number
+  receivedBodies: number
+  /** Body bytes after content decoding. */
+  decompressed: number
+  /** Estimated body bytes that 304s spared (the stored body size of each resource answered 304). */
+  savedByRevalidation: number
+  /** What the same requests would have cost had every one been unconditional (estimate). */
+  unconditionalEstimate: number
+}
+
+export interface Deferral {
+  reason: string
+  /** The server's signal, e.g. `429 Retry-After: 600`. */
+  signal: string
+  /** When the server said the origin may be asked again (server time). */
+  until: string | null
+}
+
+export interface OriginSummary {
+  origin: string
+  requests: number
+  deferral: Deferral | null
+  /** Set when this origin's work stopped for the run (repeated timeouts, ...). */
+  stopped: string | null
+}
+
+export interface Validator {
+  etag: string | null
+  lastModified: string | null
+  strength: 'strong' | 'weak' | null
+  quality: ValidatorQuality
+  /** The observation behind `quality` (e.g. `ETag "a" then "b" with the same digest`). */
+  evidence: string
+  /** Set when Last-Modified moved while the content digest did not (a template rewrite). */
+  note: string | null
+}
+
+export interface Decision {
+  action: DecisionAction
+  reason: string
+  /** The header (and value) that drove the decision, e.g. `Cache-Control: max-age=60`. */
+  header: string | null
+  /** Conditional headers sent, when the action is `revalidate`. */
+  conditionalHeaders: Record<string, string>
+}
+
+export interface Attempt {
+  n: number
+  kind: RequestKind
+  startedAt: string
+  conditional: boolean
+  status: number | null
+  /** Why this attempt ended the way it did, and why another followed (or not). */
+  reason: string
+  error: string | null
+}
+
+export interface ResourceReport {
+  url: string
+  /** Request headers a Vary can depend on, as sent (e.g. {"accept-language": "fr"}). */
+  requestContext: Record<string, string>
+  outcome: Outcome
+  reason: string
+  status: number | null
+  attempts: number
+  attemptLog: Attempt[]
+  /** When the stored body was downloaded (null when none is stored). */
+  collectedAt: string | null
+  /** When a 304 last confirmed it. */
+  revalidatedAt: string | null
+  validator: Validator
+  decision: Decision
+  /** The redirect chain that led here, if any (each hop's URL and status). */
+  redirects: { url: string, status: number }[]
+  digest: { strict: string | null, semantic: string | null }
+  bytes: { received: number, body: number, decompressed: number }
+  /** Change-rate estimate and plan (present when planning is on). */
+  plan: { ratePerDay: number, reason: string, conditional: boolean } | null
+}
+
+export interface IncompleteEntry {
+  url: string
+  reason: string
+  /** The budget that cut it short, e.g. `max-decompressed-bytes`. */
+  budget: string | null
+}
+
+export interface DeferredEntry extends Deferral {
+  origin: string
+  urls: string[]
+}
+
+/** One request as it went over the wire: the timeline and HAR are built from these. */
+export interface Exchange {
+  seq: number
+  url: string
+  origin: string
+  method: string
+  kind: RequestKind
+  conditional: boolean
+  requestHeaders: Record<string, string>
+  status: number | null
+  responseHeaders: Record<string, string>
+  startedAt: string
+  /** Milliseconds from the run's start. */
+  startMs: number
+  timings: { connect: number, wait: number, receive: number, total: number }
+  bytes: { headers: number, body: number, decompressed: number }
+  error: string | null
+}
+
+export interface FetchReport {
+  schema: typeof REPORT_SCHEMA
+  generator: { name: 'webkrab', version: string }
+  run: RunSummary
+  requests: RequestCounts
+  bytes: ByteCounts
+  origins: OriginSummary[]
+  resources: ResourceReport[]
+  incomplete: IncompleteEntry[]
+  deferred: DeferredEntry[]
+  exchanges: Exchange[]
+}
