@@ -1,0 +1,113 @@
+import { Chalk, type ChalkInstance } from 'chalk'
+import { formatBytes } from '../common/units.js'
+import type { FetchReport } from './report-types.js'
+import {
+  summarizeReport,
+  describeContext,
+  describeRepresentation,
+  formatCount,
+  formatShare,
+  type AttentionKind
+} from './summarize-report.js'
+
+export interface TerminalOptions {
+  /** Colour with ANSI escapes (a TTY that did not ask for NO_COLOR); plain text otherwise. */
+  color: boolean
+  /** Truncate detail lines to this many columns; no truncation when absent (piped output). */
+  width?: number
+}
+
+const LABEL = 12
+const plain = (t: string): string => t
+
+/**
+ * The end-of-run summary: the five answers first (requests, bytes and what was
+ * incomplete, deferred origins, what supported each reuse, what ended the run),
+ * then the resources that need attention. Counts are printed exactly (with
+ * separators) so a person and a script read the same figures.
+ */
+export function renderTerminal (report: FetchReport, options: TerminalOptions): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 })
+  const width = options.width ?? Number.POSITIVE_INFINITY
+  const s = summarizeReport(report)
+  const out: string[] = []
+  const head = (label: string, text: string): void => { out.push(c.bold(label.padEnd(LABEL)) + text) }
+  const detail = (parts: [string, (t: string) => string][]): void => { out.push(fit(parts, width)) }
+
+  out.push(`${c.bold('WebKrab fetch report')}  ${report.run.startedAt} to ${report.run.endedAt} (${formatSeconds(s.stop.durationMs)})`)
+  out.push('')
+
+  const r = s.requests
+  head('Requests', [
+    `${formatCount(r.total)} total`,
+    `${formatCount(r.initial)} initial`,
+    (r.retries > 0 ? c.yellow : plain)(`${formatCount(r.retries)} ${r.retries === 1 ? 'retry' : 'retries'}`),
+    `${formatCount(r.conditional)} conditional (${c.green(`${formatCount(r.notModified)} answered 304`)})`,
+    `${formatCount(r.unconditional)} unconditional`
+  ].join(', '))
+
+  const b = s.bytes
+  head('Bytes', `${formatCount(b.received)} B received (${formatBytes(b.received)}), ${formatCount(b.decompressed)} B decompressed, ` +
+    c.green(`${formatCount(b.savedByRevalidation)} B saved by revalidation`) +
+    ` (${formatShare(b.savedShare)} of ${formatCount(b.unconditionalEstimate)} B unconditional)`)
+
+  head('Incomplete', s.incomplete.length === 0 ? 'none' : c.red(`${s.incomplete.length} ${plural(s.incomplete.length, 'response')}`))
+  for (const i of s.incomplete) detail([['  - ', plain], [i.url, plain], ['  ', plain], [i.budget ?? 'cut', c.red], ['  ', plain], [i.reason, c.dim]])
+
+  head('Deferred', s.deferred.length === 0 ? 'none' : c.yellow(`${s.deferred.length} ${plural(s.deferred.length, 'origin')}`))
+  for (const d of s.deferred) {
+    detail([['  - ', plain], [d.origin, plain], ['  ', plain], [d.signal, c.yellow], ['  ', plain],
+      [`until ${d.until ?? 'unknown'}`, plain], ['  ', plain], [`${d.urls.length} ${plural(d.urls.length, 'URL')}`, c.dim]])
+  }
+
+  head('Reused', s.reused.length === 0 ? 'none' : `${s.reused.length} ${plural(s.reused.length, 'result')}`)
+  for (const u of s.reused) {
+    detail([['  - ', plain], [u.url, plain], ['  ', plain], [u.how === 'not-modified' ? '304' : 'fresh', c.green], ['  ', plain],
+      [describeContext(u.requestContext), c.cyan], ['  ', plain], [describeRepresentation(u) + (u.header === null ? '' : `; ${u.header}`), c.dim]])
+  }
+
+  const completed = s.stop.stoppedBy === 'completed'
+  head('Ended by', (completed ? c.green : c.yellow)(s.stop.stoppedBy) + (s.stop.reason.length > 0 ? `: ${s.stop.reason}` : ''))
+
+  out.push('')
+  if (s.attention.length === 0) {
+    out.push(c.green('Nothing needs attention.'))
+  } else {
+    out.push(c.bold(`Needs attention (${s.attention.length})`))
+    const kindWidth = Math.max(...s.attention.map(a => a.kind.length)) + 2
+    for (const a of s.attention) detail([['  ', plain], [a.kind.padEnd(kindWidth), ATTENTION_STYLE[a.kind](c)], [a.url, plain], ['  ', plain], [a.reason, c.dim]])
+  }
+  return out.join('\n') + '\n'
+}
+
+const ATTENTION_STYLE: Record<AttentionKind, (c: ChalkInstance) => (t: string) => string> = {
+  incomplete: c => c.red,
+  failed: c => c.red,
+  'needs-operator': c => c.magenta,
+  deferred: c => c.yellow,
+  churning: c => c.yellow,
+  'future-last-modified': c => c.yellow,
+  'same-second': c => c.yellow
+}
+
+/** Joins styled parts, cutting the text (never an escape sequence) to `width` columns. */
+function fit (parts: [string, (t: string) => string][], width: number): string {
+  let room = width
+  let line = ''
+  for (const [text, style] of parts) {
+    if (room <= 0) break
+    const chars = [...text]
+    const piece = chars.length > room ? chars.slice(0, Math.max(0, room - 1)).join('') + '…' : text
+    room -= Math.min(chars.length, room)
+    line += style(piece)
+  }
+  return line.trimEnd()
+}
+
+function plural (n: number, word: string): string {
+  return n === 1 ? word : `${word}s`
+}
+
+function formatSeconds (ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`
+}

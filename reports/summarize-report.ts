@@ -1,0 +1,136 @@
+import type { FetchReport, Outcome, ValidatorQuality } from './report-types.js'
+
+/**
+ * The five answers a fetch report owes its reader, and the resources that need
+ * attention, as plain data. Every renderer (terminal, Markdown, HTML) draws from
+ * this one summary so they never disagree.
+ */
+export interface ReportSummary {
+  /** 1. How many requests were initial attempts, retries or conditional validations (and 304s). */
+  requests: FetchReport['requests']
+  /** 2. Bytes transferred, and which responses were incomplete. */
+  bytes: FetchReport['bytes'] & { savedShare: number }
+  incomplete: FetchReport['incomplete']
+  /** 3. Which origins were deferred, and on what signal. */
+  deferred: DeferredOrigin[]
+  /** 4. Which representation and request context supported each reused result. */
+  reused: ReusedResult[]
+  /** 5. Which budget ended the run. */
+  stop: { stoppedBy: FetchReport['run']['stoppedBy'], reason: string, durationMs: number }
+  attention: AttentionItem[]
+}
+
+export interface DeferredOrigin {
+  origin: string
+  signal: string
+  reason: string
+  until: string | null
+  urls: string[]
+}
+
+export interface ReusedResult {
+  url: string
+  /** `not-modified`: a 304 confirmed the stored body; `fresh`: reused without asking (RFC 9111 section 4.2). */
+  how: 'not-modified' | 'fresh'
+  requestContext: Record<string, string>
+  /** The stored representation that was reused: its validators and when it was downloaded. */
+  etag: string | null
+  lastModified: string | null
+  collectedAt: string | null
+  revalidatedAt: string | null
+  /** The header that justified reuse (e.g. `Cache-Control: max-age=60`), when the crawler named one. */
+  header: string | null
+  reason: string
+}
+
+export type AttentionKind = Extract<Outcome, 'incomplete' | 'deferred' | 'needs-operator' | 'failed'> |
+Extract<ValidatorQuality, 'churning' | 'future-last-modified' | 'same-second'>
+
+export interface AttentionItem {
+  kind: AttentionKind
+  url: string
+  reason: string
+}
+
+const ATTENTION_OUTCOMES = new Set<string>(['incomplete', 'deferred', 'needs-operator', 'failed'])
+const ATTENTION_QUALITIES = new Set<string>(['churning', 'future-last-modified', 'same-second'])
+
+export function summarizeReport (report: FetchReport): ReportSummary {
+  const deferred: DeferredOrigin[] = report.deferred.map(d => ({ origin: d.origin, signal: d.signal, reason: d.reason, until: d.until, urls: d.urls }))
+  // an origin may carry a deferral the deferred[] list does not repeat: show it all the same
+  for (const o of report.origins) {
+    if (o.deferral !== null && !deferred.some(d => d.origin === o.origin)) {
+      deferred.push({ origin: o.origin, ...o.deferral, urls: report.resources.filter(r => r.outcome === 'deferred' && originOf(r.url) === o.origin).map(r => r.url) })
+    }
+  }
+  const reused: ReusedResult[] = report.resources
+    .filter(r => r.outcome === 'unchanged' || r.outcome === 'reused-fresh')
+    .map(r => ({
+      url: r.url,
+      how: r.outcome === 'unchanged' ? 'not-modified' : 'fresh',
+      requestContext: r.requestContext,
+      etag: r.validator.etag,
+      lastModified: r.validator.lastModified,
+      collectedAt: r.collectedAt,
+      revalidatedAt: r.revalidatedAt,
+      header: r.decision.header,
+      reason: r.decision.reason.length > 0 ? r.decision.reason : r.reason
+    }))
+  const attention: AttentionItem[] = []
+  for (const r of report.resources) {
+    if (ATTENTION_OUTCOMES.has(r.outcome)) attention.push({ kind: r.outcome as AttentionKind, url: r.url, reason: r.reason })
+    if (ATTENTION_QUALITIES.has(r.validator.quality)) {
+      attention.push({ kind: r.validator.quality as AttentionKind, url: r.url, reason: r.validator.evidence.length > 0 ? r.validator.evidence : r.reason })
+    }
+  }
+  // incomplete entries may name URLs that have no resource row (a cut redirect hop): keep them visible
+  for (const i of report.incomplete) {
+    if (!attention.some(a => a.kind === 'incomplete' && a.url === i.url)) attention.push({ kind: 'incomplete', url: i.url, reason: i.reason })
+  }
+  const { unconditionalEstimate, savedByRevalidation } = report.bytes
+  return {
+    requests: report.requests,
+    bytes: { ...report.bytes, savedShare: unconditionalEstimate > 0 ? savedByRevalidation / unconditionalEstimate : 0 },
+    incomplete: report.incomplete,
+    deferred,
+    reused,
+    stop: {
+      stoppedBy: report.run.stoppedBy,
+      reason: report.run.stopReason,
+      durationMs: Math.max(0, Date.parse(report.run.endedAt) - Date.parse(report.run.startedAt))
+    },
+    attention
+  }
+}
+
+export function originOf (url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
+  }
+}
+
+/** `accept-language: fr; user-agent: x`, or a plain word when the request carried no context. */
+export function describeContext (context: Record<string, string>): string {
+  const entries = Object.entries(context)
+  return entries.length === 0 ? 'no request context' : entries.map(([k, v]) => `${k}: ${v}`).join('; ')
+}
+
+/** `ETag "v1", Last-Modified …`: the validators that identify the stored representation. */
+export function describeRepresentation (r: Pick<ReusedResult, 'etag' | 'lastModified' | 'collectedAt'>): string {
+  const parts: string[] = []
+  if (r.etag !== null) parts.push(`ETag ${r.etag}`)
+  if (r.lastModified !== null) parts.push(`Last-Modified ${r.lastModified}`)
+  if (r.collectedAt !== null) parts.push(`collected ${r.collectedAt}`)
+  return parts.length === 0 ? 'stored body (no validator)' : parts.join(', ')
+}
+
+/** 12345 -> `12,345`; fixed separators so output is the same in every locale. */
+export function formatCount (n: number): string {
+  return String(Math.trunc(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+}
+
+export function formatShare (share: number): string {
+  return `${(share * 100).toFixed(1)}%`
+}
