@@ -1,0 +1,124 @@
+import CachePolicy from 'http-cache-semantics'
+
+/**
+ * Freshness and storability from http-cache-semantics, turned into decisions
+ * with reasons. Reasoned in the server's time: the stored response's time is its
+ * Date, and `nowMs` is the caller's estimate of the server's current time
+ * (RFC 9111 section 4.2.3 computes age from Date). The library reads the clock
+ * through `now()`; here that is the time passed in, never Date.now().
+ *
+ * Options: a private cache (`shared: false`; the crawler serves nobody else, so
+ * `private` responses may be kept and `s-maxage` is not its business), and no
+ * heuristic freshness (`cacheHeuristic: 0`): RFC 9111 section 4.2.2 makes
+ * heuristics optional, and a crawler that exists to notice change reuses a page
+ * without asking only when the server said explicitly that it may.
+ */
+const OPTIONS = { shared: false, cacheHeuristic: 0 } as const
+
+type Headers = Readonly<Record<string, string>>
+
+class PolicyAt extends CachePolicy {
+  atMs = 0
+  // http-cache-semantics reads its clock here (it documents now() as the hook to replace)
+  now (): number {
+    return this.atMs
+  }
+}
+
+/** A policy whose response time is `responseTimeMs` and whose clock reads `nowMs`. */
+function policyAt (url: string, status: number, requestHeaders: Headers, responseHeaders: Headers, responseTimeMs: number, nowMs: number): PolicyAt {
+  const snapshot = new CachePolicy({ url, method: 'GET', headers: { ...requestHeaders } }, { status, headers: { ...responseHeaders } }, OPTIONS).toObject()
+  snapshot.t = responseTimeMs
+  const policy = PolicyAt.fromObject(snapshot) as PolicyAt
+  policy.atMs = nowMs
+  return policy
+}
+
+export interface Storability {
+  storable: boolean
+  /** The response (or request) said no-store: keep nothing of it. */
+  noStore: boolean
+  reason: string
+  header: string | null
+}
+
+/** Whether a response may be kept (RFC 9111 section 3), with the reason. */
+export function judgeStorability (url: string, status: number, requestHeaders: Headers, responseHeaders: Headers): Storability {
+  const cc = responseHeaders['cache-control'] ?? ''
+  const reqCc = requestHeaders['cache-control'] ?? ''
+  if (/(^|[\s,])no-store($|[\s,=])/i.test(cc)) {
+    return { storable: false, noStore: true, reason: 'Cache-Control: no-store: nothing of the response is kept (RFC 9111 section 5.2.2.5)', header: `Cache-Control: ${cc}` }
+  }
+  if (/(^|[\s,])no-store($|[\s,=])/i.test(reqCc)) {
+    return { storable: false, noStore: true, reason: 'the request said Cache-Control: no-store (RFC 9111 section 5.2.1.5)', header: `Cache-Control: ${reqCc}` }
+  }
+  const policy = policyAt(url, status, requestHeaders, responseHeaders, 0, 0)
+  if (policy.storable()) return { storable: true, noStore: false, reason: 'storable (RFC 9111 section 3)', header: null }
+  return { storable: false, noStore: false, reason: `a ${status} response is not storable (RFC 9111 section 3)`, header: null }
+}
+
+export interface StoredResponse {
+  url: string
+  status: number
+  /** The request headers sent with the stored response's request (at least those its Vary names). */
+  requestHeaders: Headers
+  responseHeaders: Headers
+  /** Server time of the stored response: its Date, updated by each 304. */
+  responseTimeMs: number
+}
+
+export interface Freshness {
+  fresh: boolean
+  /** How much longer it stays fresh (ms, 0 when stale). */
+  ttlMs: number
+  /** Its age now (ms). */
+  ageMs: number
+  /** Its freshness lifetime (ms). */
+  lifetimeMs: number
+  reason: string
+  /** The header that set the lifetime, e.g. `Cache-Control: max-age=60`. */
+  header: string | null
+}
+
+function lifetimeSource (headers: Headers): string | null {
+  const cc = headers['cache-control']
+  if (cc !== undefined && /no-cache|max-age|immutable|no-store/i.test(cc)) return `Cache-Control: ${cc}`
+  if (headers.expires !== undefined) return `Expires: ${headers.expires}`
+  if (headers.pragma !== undefined && /no-cache/i.test(headers.pragma)) return `Pragma: ${headers.pragma}`
+  return null
+}
+
+function seconds (ms: number): string {
+  return `${Math.round(ms / 1000)} s`
+}
+
+/**
+ * Whether the stored response may be reused for `request` at server time `nowMs`
+ * without asking (RFC 9111 section 4.2), and why.
+ */
+export function judgeFreshness (stored: StoredResponse, request: Headers, nowMs: number): Freshness {
+  const policy = policyAt(stored.url, stored.status, stored.requestHeaders, stored.responseHeaders, stored.responseTimeMs, nowMs)
+  const header = lifetimeSource(stored.responseHeaders)
+  const lifetimeMs = policy.maxAge() * 1000
+  const ageMs = Math.max(0, policy.age() * 1000)
+  const fresh = policy.satisfiesWithoutRevalidation({ url: stored.url, method: 'GET', headers: { ...request } })
+  const ttlMs = fresh ? Math.max(0, lifetimeMs - ageMs) : 0
+  const cc = stored.responseHeaders['cache-control'] ?? ''
+  let reason: string
+  if (fresh) {
+    reason = `fresh for another ${seconds(ttlMs)}: age ${seconds(ageMs)} of a ${seconds(lifetimeMs)} lifetime (RFC 9111 section 4.2)`
+  } else if (/no-cache/i.test(cc)) {
+    reason = 'Cache-Control: no-cache: a stored response must be revalidated before reuse (RFC 9111 section 5.2.2.4)'
+  } else if (/no-cache/i.test(request['cache-control'] ?? '') || /no-cache/i.test(request.pragma ?? '')) {
+    reason = 'the request said no-cache: revalidate (RFC 9111 section 5.2.1.4)'
+  } else if (stored.responseHeaders.vary?.trim() === '*') {
+    reason = 'Vary: * never matches a later request (RFC 9111 section 4.1)'
+  } else if (lifetimeMs <= 0 && header === null) {
+    reason = 'no explicit freshness lifetime (no max-age, no Expires); heuristic freshness is not used (RFC 9111 section 4.2.2)'
+  } else if (lifetimeMs <= 0) {
+    reason = 'a freshness lifetime of 0 (RFC 9111 section 4.2.1)'
+  } else {
+    reason = `stale: age ${seconds(ageMs)} exceeds its ${seconds(lifetimeMs)} lifetime (RFC 9111 section 4.2)`
+  }
+  return { fresh, ttlMs, ageMs, lifetimeMs, reason, header }
+}

@@ -1,0 +1,106 @@
+import type Database from 'better-sqlite3'
+
+/**
+ * The store's schema, as an ordered list of migrations. Each migration runs in
+ * one transaction together with the bump of `meta.schema_version`, so a store is
+ * always at exactly one version. Append new migrations; never edit a shipped one.
+ */
+export interface Migration {
+  version: number
+  description: string
+  up: (db: Database.Database) => void
+}
+
+/** Written into `meta.application_id` and SQLite's own header (`PRAGMA application_id`). */
+export const STORE_APPLICATION_ID = 'webkrab.store'
+/** 'WKRB' as a 32-bit integer: lets `file(1)`-style tools recognise the store without opening a table. */
+export const SQLITE_APPLICATION_ID = 0x574b5242
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'resources keyed by URL and Vary variant, chunked bodies, observation history, origin clocks',
+    up: db => {
+      db.exec(`
+        CREATE TABLE resources (
+          id INTEGER PRIMARY KEY,
+          url TEXT NOT NULL,
+          -- the request headers the stored response's Vary names, canonical form; '' without Vary
+          variant_key TEXT NOT NULL,
+          -- the Vary field names (lower-case, comma-separated), '*' or NULL
+          vary TEXT,
+          -- JSON: the request-context headers sent with the stored response's request
+          request_context TEXT NOT NULL,
+          -- status of the stored representation (a 200, or a 3xx of a redirect hop)
+          status INTEGER NOT NULL,
+          -- JSON: the stored response header fields, updated by 304s (RFC 9111 section 3.2)
+          response_headers TEXT NOT NULL,
+          etag TEXT,
+          last_modified TEXT,
+          -- server time (the response's Date, else local time) of the download and of the last 304
+          response_date_ms INTEGER NOT NULL,
+          collected_at_ms INTEGER NOT NULL,
+          revalidated_at_ms INTEGER,
+          digest_strict TEXT,
+          digest_semantic TEXT,
+          -- decoded body size and its size on the wire, of the last full download
+          body_bytes INTEGER NOT NULL DEFAULT 0,
+          wire_body_bytes INTEGER NOT NULL DEFAULT 0,
+          -- what was kept of the last download: 'body', 'headers' or 'none'
+          retained TEXT NOT NULL,
+          -- 1 when the last response said Cache-Control: no-store (nothing of it is kept)
+          no_store INTEGER NOT NULL DEFAULT 0,
+          -- validator quality and its evidence (crawler/policy/validator-quality.ts)
+          quality TEXT NOT NULL,
+          quality_evidence TEXT NOT NULL,
+          quality_note TEXT,
+          etag_churning INTEGER NOT NULL DEFAULT 0,
+          -- the latest answer, whether or not it replaced the stored representation
+          last_status INTEGER,
+          last_outcome TEXT,
+          last_seen_ms INTEGER,
+          UNIQUE (url, variant_key)
+        );
+        CREATE INDEX resources_by_url ON resources (url);
+
+        -- Bodies in chunks. A download writes its chunks under a staging key while it
+        -- streams; the transaction that writes the resource moves them to it, so a
+        -- half-downloaded body never belongs to a record.
+        CREATE TABLE bodies (
+          id INTEGER PRIMARY KEY,
+          resource_id INTEGER REFERENCES resources (id) ON DELETE CASCADE,
+          staging TEXT,
+          seq INTEGER NOT NULL,
+          data BLOB NOT NULL
+        );
+        CREATE INDEX bodies_by_resource ON bodies (resource_id, seq);
+        CREATE INDEX bodies_by_staging ON bodies (staging);
+
+        -- One row per answer that said something about the content: the raw
+        -- material of change-rate estimates (interval, changed?).
+        CREATE TABLE observations (
+          id INTEGER PRIMARY KEY,
+          resource_id INTEGER NOT NULL REFERENCES resources (id) ON DELETE CASCADE,
+          at_ms INTEGER NOT NULL,
+          status INTEGER NOT NULL,
+          outcome TEXT NOT NULL,
+          changed INTEGER,
+          digest_strict TEXT,
+          digest_semantic TEXT,
+          etag TEXT,
+          last_modified TEXT
+        );
+        CREATE INDEX observations_by_resource ON observations (resource_id, at_ms);
+
+        -- The last seen difference between an origin's Date and the local clock.
+        CREATE TABLE origins (
+          origin TEXT PRIMARY KEY,
+          clock_offset_ms INTEGER NOT NULL,
+          observed_local_ms INTEGER NOT NULL
+        );
+      `)
+    }
+  }
+]
+
+export const LATEST_SCHEMA_VERSION = migrations[migrations.length - 1].version

@@ -1,0 +1,55 @@
+import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
+import type { VaryNames } from './policy/vary.js'
+
+export type Retain = 'body' | 'headers' | 'none'
+
+/** What the store holds about one resource variant (URL + the request headers its Vary names). */
+export interface StoredRecord {
+  id: number
+  url: string
+  variantKey: string
+  vary: VaryNames
+  /** The request-context headers sent with the request that got the stored response. */
+  requestContext: Record<string, string>
+  /** Status of the stored representation. */
+  status: number
+  /** Stored response header fields (lower-case names), updated by 304s (RFC 9111 section 3.2). */
+  responseHeaders: Record<string, string>
+  etag: string | null
+  lastModified: string | null
+  /** The stored response's Date (server time; local time when it had none). */
+  responseDateMs: number
+  /** When the stored content was downloaded (server time). */
+  collectedAtMs: number
+  /** When a 304 last confirmed it (server time). */
+  revalidatedAtMs: number | null
+  digestStrict: string | null
+  digestSemantic: string | null
+  bodyBytes: number
+  wireBodyBytes: number
+  retained: Retain
+  noStore: boolean
+  quality: ValidatorQuality
+  qualityEvidence: string
+  qualityNote: string | null
+  etagChurning: boolean
+  lastStatus: number | null
+  lastOutcome: Outcome | null
+  lastSeenMs: number | null
+}
+
+/** The fields a write supplies; the store assigns `id`. */
+export type RecordWrite = Omit<StoredRecord, 'id'>
+
+/** One answer that said something about the content (history for change-rate estimates). */
+export interface Observation {
+  atMs: number
+  status: number
+  outcome: Outcome
+  /** Whether the content changed since the previous observation; null when unknown. */
+  changed: boolean | null
+  digestStrict: string | null
+  digestSemantic: string | null
+  etag: string | null
+  lastModified: string | null
+}
