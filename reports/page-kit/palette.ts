@@ -1,0 +1,25 @@
+/**
+ * Colours shared by every page and chart: readable on white, distinct for the
+ * common kinds of colour blindness (Okabe-Ito based), and named after what they
+ * mean so the fetch report and the scorecard agree.
+ */
+export const palette = {
+  ink: '#1f2937',
+  muted: '#6b7280',
+  grid: '#e5e7eb',
+  surface: '#f8fafc',
+  blue: '#0072b2',
+  sky: '#56b4e9',
+  green: '#009e73',
+  amber: '#e69f00',
+  orange: '#d55e00',
+  purple: '#8e5ea2',
+  red: '#c0392b',
+  grey: '#9ca3af'
+} as const
+
+/** A colour for the n-th series when the caller gives none. */
+export function seriesColor (n: number): string {
+  const cycle = [palette.blue, palette.amber, palette.green, palette.purple, palette.orange, palette.sky, palette.grey]
+  return cycle[n % cycle.length]
+}
