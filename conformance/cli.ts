@@ -1,9 +1,91 @@
-import type { Command } from 'commander'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { Option, type Command } from 'commander'
+import { errors } from '../common/errors.js'
+import { resolveCrawler } from './adapters/load-adapter.js'
+import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
+import { renderConsole, wantsColor } from './reporters/console.js'
+import { renderHtml } from './reporters/html.js'
+import { renderJson } from './reporters/json.js'
+import { renderJunit } from './reporters/junit.js'
+import { progressBar } from './reporters/progress.js'
+import { renderTap } from './reporters/tap.js'
+import { defaultJobs, runSuite, type SuiteResult } from './run-suite.js'
+
+export const REPORTERS = ['console', 'tap', 'junit', 'json'] as const
+export type ReporterName = typeof REPORTERS[number]
+
+export interface ConformanceOptions {
+  scenarios?: string[]
+  crawler?: string
+  reporter?: ReporterName
+  out?: string
+  jobs?: number
+  state?: string
+}
+
+/** Renders the results in one of the stdout formats. */
+export function render (result: SuiteResult, reporter: ReporterName, color: boolean): string {
+  switch (reporter) {
+    case 'tap': return renderTap(result)
+    case 'junit': return renderJunit(result)
+    case 'json': return renderJson(result)
+    default: return renderConsole(result, { color })
+  }
+}
+
+/** Writes every format into a folder: scorecard.txt, results.json, results.tap, junit.xml, scorecard.html. */
+export function writeOutputs (result: SuiteResult, dir: string): string[] {
+  mkdirSync(dir, { recursive: true })
+  const files: Array<[string, string]> = [
+    ['scorecard.txt', renderConsole(result, { color: false })],
+    ['results.json', renderJson(result)],
+    ['results.tap', renderTap(result)],
+    ['junit.xml', renderJunit(result)],
+    ['scorecard.html', renderHtml(result)]
+  ]
+  for (const [name, text] of files) writeFileSync(join(dir, name), text)
+  return files.map(([name]) => join(dir, name))
+}
+
+/** The command's work, callable from tests: load, run, report; resolves to the exit code. */
+export async function runConformance (options: ConformanceOptions, io: { stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream } = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const jobs = options.jobs ?? defaultJobs()
+  if (!Number.isSafeInteger(jobs) || jobs < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--jobs must be a positive integer, not ${String(options.jobs)}`)
+  const adapter = resolveCrawler(options.crawler)
+  const scenarios = await loadScenarios(options.scenarios !== undefined && options.scenarios.length > 0 ? options.scenarios : [SCENARIOS_DIR])
+  const progress = progressBar(io.stderr, scenarios.length)
+  const result = await runSuite(scenarios, adapter, {
+    jobs,
+    ...(options.state !== undefined ? { stateDir: resolve(options.state) } : {}),
+    onResult: (r, done) => { progress.update(r, done) }
+  })
+  progress.end()
+  io.stdout.write(render(result, options.reporter ?? 'console', wantsColor(io.stdout)))
+  if (options.out !== undefined) {
+    const written = writeOutputs(result, resolve(options.out))
+    io.stderr.write(`webkrab conformance: wrote ${written.join(', ')}\n`)
+  }
+  return result.exitCode
+}
+
+function positiveInt (value: string): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--jobs must be a positive integer, not "${value}"`)
+  return n
+}
 
 /** Registers `webkrab conformance`. */
 export function registerConformance (program: Command): void {
-  program.command('conformance').description('(not yet built)').action(() => {
-    process.stderr.write('webkrab conformance: not yet built\n')
-    process.exitCode = 1
-  })
+  program.command('conformance')
+    .description('Run scenarios against a crawler and grade it from what the fixture site saw. Exit 0 when every required assertion passes, 1 when one fails, 2 on bad input.')
+    .option('--scenarios <paths...>', 'scenario files or folders (default: the built-in suite)')
+    .option('--crawler <spec>', "'reference' (default), 'command: TEMPLATE' with {url} {urls} {state} {step} {options}, or an adapter file (e.g. curl.yaml)")
+    .addOption(new Option('--reporter <name>', 'what goes to stdout').choices(REPORTERS).default('console'))
+    .option('--out <dir>', 'also write scorecard.txt, results.json, results.tap, junit.xml and scorecard.html there')
+    .option('--jobs <n>', `scenarios run at once (default ${defaultJobs()})`, positiveInt)
+    .option('--state <dir>', 'keep each scenario\'s crawler state (store, reports) under this folder')
+    .action(async (opts: ConformanceOptions) => {
+      process.exitCode = await runConformance(opts)
+    })
 }

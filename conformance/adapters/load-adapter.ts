@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { errors } from '../../common/errors.js'
+import { fromRoot } from '../../common/paths.js'
+import { parseDuration } from '../../common/units.js'
+import { formatPos, parseYamlSource, positionOf, schemaError } from '../yaml-source.js'
+import type { CrawlerAdapter, ExpectedFailure } from './adapter-types.js'
+import { commandAdapter } from './command-adapter.js'
+import { referenceAdapter } from './reference-adapter.js'
+
+export const ADAPTER_SCHEMA_PATH = fromRoot('conformance', 'schema', 'adapter.schema.json')
+
+let validate: ValidateFunction | undefined
+
+interface AdapterFile {
+  name: string
+  command: string
+  timeout?: string
+  skip?: Array<{ id: string, reason: string }>
+  expected_failures?: Array<{ id: string, assertion?: string, reason: string }>
+}
+
+/** Parses an adapter file (YAML): name, command, timeout, skip and expected_failures. */
+export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
+  const src = parseYamlSource(text, file)
+  validate ??= new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(ADAPTER_SCHEMA_PATH, 'utf8')) as object)
+  if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_ADAPTER)
+  const raw = src.value as AdapterFile
+  const skip = new Map<string, string>()
+  raw.skip?.forEach((s, i) => {
+    if (skip.has(s.id)) throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${formatPos(positionOf(src, ['skip', i, 'id']))}: "${s.id}" is listed twice`)
+    skip.set(s.id, s.reason.trim())
+  })
+  const expectedFailures: ExpectedFailure[] = (raw.expected_failures ?? []).map(e => ({ id: e.id, assertion: e.assertion ?? null, reason: e.reason.trim() }))
+  const timeoutMs = raw.timeout === undefined ? undefined : parseDuration(raw.timeout, `${file}: timeout`)
+  const base = raw.command.trim() === 'reference'
+    ? referenceAdapter()
+    : commandAdapter({ name: raw.name, command: raw.command.trim(), timeoutMs, cwd: dirname(resolve(file)), source: file })
+  return { ...base, name: raw.name, skip, expectedFailures, source: file }
+}
+
+/**
+ * `--crawler`: `reference` (the default), `command: TEMPLATE`, or an adapter
+ * file (`curl.yaml`; a bare name is also looked up in conformance/adapters/).
+ */
+export function resolveCrawler (spec: string | undefined): CrawlerAdapter {
+  const value = (spec ?? 'reference').trim()
+  if (value === 'reference') return referenceAdapter()
+  const m = /^command:\s*([\s\S]*)$/.exec(value)
+  if (m !== null) return commandAdapter({ command: m[1].trim(), source: '--crawler' })
+  const candidates = [resolve(value), fromRoot('conformance', 'adapters', value), fromRoot('conformance', 'adapters', `${value}.yaml`)]
+  const file = candidates.find(c => existsSync(c) && /\.ya?ml$/.test(c))
+  if (file === undefined) {
+    throw errors.WEBKRAB_ERR_BAD_ADAPTER(`--crawler "${value}": not "reference", not "command: TEMPLATE", and no adapter file by that name`)
+  }
+  return parseAdapterFile(readFileSync(file, 'utf8'), file)
+}

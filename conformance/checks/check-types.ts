@@ -1,0 +1,50 @@
+import type { FetchReport } from '../../reports/report-types.js'
+import type { Step } from '../scenario-types.js'
+import type { Seen, SiteOrigin } from '../site-driver.js'
+
+export type CheckStatus = 'pass' | 'fail' | 'untested'
+
+/** What one assertion found: pass or fail with a message saying what was expected and what was seen. */
+export interface CheckResult {
+  status: CheckStatus
+  message: string
+}
+
+/** How one step went, as the runner recorded it. */
+export interface StepRun {
+  n: number
+  type: Step['type']
+  durationMs: number
+  /** The crawler's fetch report for a crawl step, when it wrote one. */
+  report: FetchReport | null
+  /** Why a report that was written could not be used. */
+  reportError: string | null
+  /** The crawler failed to run (threw, timed out, could not start). */
+  error: string | null
+  exitCode: number | null
+  timedOut: boolean
+  /** The last lines the crawler printed (command adapters). */
+  output: string
+}
+
+/** Everything a check may look at. */
+export interface GradeContext {
+  seen: Seen[]
+  steps: Step[]
+  runs: StepRun[]
+  origins: SiteOrigin[]
+}
+
+export const pass = (message: string): CheckResult => ({ status: 'pass', message })
+export const fail = (message: string): CheckResult => ({ status: 'fail', message })
+export const untested = (message: string): CheckResult => ({ status: 'untested', message })
+
+/** "1 request", "3 requests" */
+export function plural (n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
+/** Milliseconds for people: 950 ms, 1.2 s. */
+export function formatMs (ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')} s`
+}

@@ -1,0 +1,85 @@
+import type { EchoAssertion, HeaderAssertion } from '../scenario-types.js'
+import type { Seen } from '../site-driver.js'
+import { describeSelector, fits, nameRequest, nameResponse, selectRequests } from '../select-requests.js'
+import { fail, pass, plural, type CheckResult, type GradeContext } from './check-types.js'
+
+type HeaderSpec = HeaderAssertion['header']
+type EchoSpec = EchoAssertion['echo']
+
+function pickWhich (found: Seen[], which: HeaderSpec['which']): Seen[] {
+  if (which === 'first') return found.slice(0, 1)
+  if (which === 'last') return found.slice(-1)
+  if (typeof which === 'number') return found.slice(which - 1, which)
+  return found
+}
+
+/** `header`: a request header is present, absent, equal to a value, or matching a pattern. */
+export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
+  const found = selectRequests(ctx.seen, spec)
+  const chosen = pickWhich(found, spec.which)
+  const what = describeSelector(spec, 'request')
+  if (chosen.length === 0) {
+    const which = typeof spec.which === 'number' ? `a ${spec.which}th ` : 'a '
+    return fail(`expected ${which}${what}; the server saw ${found.length === 0 ? 'none' : plural(found.length, 'request')}`)
+  }
+  const name = spec.name.toLowerCase()
+  const re = spec.matches !== undefined ? new RegExp(spec.matches) : null
+  for (const s of chosen) {
+    const value = s.headers[name]
+    const req = nameRequest(ctx.seen, s)
+    if (spec.present === true && value === undefined) return fail(`${req} carried no ${spec.name}; it must carry one`)
+    if (spec.present === false && value !== undefined) return fail(`${req} carried ${spec.name}: ${value}; it must carry none`)
+    if (spec.equals !== undefined && value !== spec.equals) {
+      return fail(value === undefined
+        ? `${req} carried no ${spec.name}; expected ${spec.name}: ${spec.equals}`
+        : `${req} carried ${spec.name}: ${value}; expected ${spec.name}: ${spec.equals}`)
+    }
+    if (re !== null && (value === undefined || !re.test(value))) {
+      return fail(value === undefined
+        ? `${req} carried no ${spec.name}; expected one matching /${spec.matches ?? ''}/`
+        : `${req} carried ${spec.name}: ${value}, which does not match /${spec.matches ?? ''}/`)
+    }
+  }
+  const rule = spec.present === false ? `without ${spec.name}` : `with ${spec.name}${spec.equals !== undefined ? `: ${spec.equals}` : ''}`
+  return pass(`${plural(chosen.length, 'request')} (${what}) ${rule}`)
+}
+
+/**
+ * `echo`: a request header carries the value the server last sent in a response
+ * header for the same origin and path (If-None-Match equals the latest ETag, RFC
+ * 9110 §13.1.2; If-Modified-Since equals the latest Last-Modified byte for byte,
+ * §13.1.3). A 304's new validator counts as the latest (RFC 9111 §4.3.4).
+ */
+export function checkEcho (spec: EchoSpec, ctx: GradeContext): CheckResult {
+  const reqName = spec.request_header.toLowerCase()
+  const resName = spec.response_header.toLowerCase()
+  const targets = selectRequests(ctx.seen, spec)
+  let checked = 0
+  for (const s of targets) {
+    const index = ctx.seen.indexOf(s)
+    let source: Seen | undefined
+    for (let i = index - 1; i >= 0; i--) {
+      const p = ctx.seen[i]
+      // Earlier responses for the same resource: same origin and target, same request context.
+      if (p.origin === s.origin && p.target === s.target && fits({ ...spec, step: undefined, status: undefined }, p, true) && p.responseHeaders[resName] !== undefined) {
+        source = p
+        break
+      }
+    }
+    if (source === undefined) continue
+    checked++
+    const sent = source.responseHeaders[resName]
+    const got = s.headers[reqName]
+    const req = nameRequest(ctx.seen, s)
+    const res = `${nameResponse(ctx.seen, source)} had ${spec.response_header} ${sent}`
+    if (got === undefined) return fail(`${req} carried no ${spec.request_header}; ${res}`)
+    if (got !== sent) return fail(`${req} carried ${spec.request_header} ${got}; ${res}`)
+  }
+  const what = describeSelector(spec, 'request')
+  if (checked === 0) {
+    return fail(targets.length === 0
+      ? `expected a ${what} after a response with ${spec.response_header}; the server saw none`
+      : `no ${what} followed a response carrying ${spec.response_header} (the server saw ${plural(targets.length, 'request')}, none after one)`)
+  }
+  return pass(`${plural(checked, 'request')} (${what}) echoed the latest ${spec.response_header} in ${spec.request_header}`)
+}

@@ -1,0 +1,146 @@
+import { parseHttpDate } from '../../common/http-date.js'
+import { parseDuration } from '../../common/units.js'
+import type { ConcurrencyAssertion, DurationAssertion, GapAssertion, RetryAfterAssertion } from '../scenario-types.js'
+import type { Seen } from '../site-driver.js'
+import { describeSelector, nameRequest, nameResponse, selectRequests } from '../select-requests.js'
+import { fail, formatMs, pass, plural, type CheckResult, type GradeContext } from './check-types.js'
+
+/**
+ * Timer granularity allowance. The crawler starts its wait when it has read the
+ * response, which is after the server logged it complete, so a correct crawler
+ * is always late by more than this; the allowance only absorbs millisecond
+ * rounding of the clocks involved.
+ */
+export const CLOCK_SLACK_MS = 5
+
+/**
+ * How long the server asked the client to wait after this response, in ms, or
+ * null when there is no usable Retry-After (RFC 9110 §10.2.3: a value that is
+ * neither delay-seconds nor an HTTP-date is treated as absent).
+ */
+export function retryAfterWait (s: Seen): { ms: number, said: string } | null {
+  const value = s.responseHeaders['retry-after']
+  if (value === undefined) return null
+  const said = value.trim()
+  // delay-seconds count from when the response was received
+  if (/^\d+$/.test(said)) return { ms: Number(said) * 1000, said }
+  // an HTTP-date names a moment in the server's time: the wait is what remained of it when the response was sent
+  const date = parseHttpDate(said, s.arrivedAt)
+  return date === null ? null : { ms: Math.max(0, date - (s.completedAt ?? s.arrivedAt)), said }
+}
+
+/**
+ * Time that passed for the server between the end of one response (or the
+ * arrival of its request) and the arrival of a later request. Site time may
+ * stand still and only jump when a scenario moves it, or follow the real clock
+ * plus those jumps: the larger of the real and the site interval is the time
+ * that passed in either case.
+ */
+export function elapsedBetween (prev: Seen, next: Seen, from: 'arrived' | 'completed' = 'completed'): number {
+  const real = next.arrivedMs - (from === 'completed' ? (prev.completedMs ?? prev.arrivedMs) : prev.arrivedMs)
+  const site = next.arrivedAt - (from === 'completed' ? (prev.completedAt ?? prev.arrivedAt) : prev.arrivedAt)
+  return Math.max(real, site)
+}
+
+/**
+ * `retry_after`: after a response with a usable Retry-After, the next request
+ * to the same origin (or path) arrives no earlier than the time the server named.
+ * Site time moved between steps counts as time passed.
+ */
+export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: GradeContext): CheckResult {
+  const scope = spec.scope ?? 'origin'
+  const asking = selectRequests(ctx.seen, spec).filter(s => s.responseHeaders['retry-after'] !== undefined)
+  if (asking.length === 0) return fail(`expected a ${describeSelector(spec, 'response')} carrying Retry-After; the server sent none (did the crawler ask?)`)
+  let honoured = 0
+  for (const s of asking) {
+    const wait = retryAfterWait(s)
+    if (wait === null) continue
+    const index = ctx.seen.indexOf(s)
+    const next = ctx.seen.slice(index + 1).find(n => n.origin === s.origin && (scope === 'origin' || n.path === s.path))
+    if (next === undefined) { honoured++; continue }
+    const gap = elapsedBetween(s, next)
+    if (gap + CLOCK_SLACK_MS < wait.ms) {
+      return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`)
+    }
+    honoured++
+  }
+  return pass(`${plural(honoured, 'Retry-After')} honoured: no later request to the same ${scope} before the time the server named`)
+}
+
+/** `gap`: consecutive requests fitting the selector are at least this far apart. */
+export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckResult {
+  const min = parseDuration(spec.at_least)
+  const found = selectRequests(ctx.seen, spec)
+  const from = spec.from ?? 'completed'
+  for (let i = 1; i < found.length; i++) {
+    const prev = found[i - 1]
+    const next = found[i]
+    const gap = elapsedBetween(prev, next, from)
+    if (gap + CLOCK_SLACK_MS < min) {
+      return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${from === 'completed' ? 'the end of' : ''} ${nameRequest(ctx.seen, prev)}; expected at least ${formatMs(min)}`.replace(/\s+/g, ' '))
+    }
+  }
+  return pass(found.length < 2
+    ? `${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): no gap to measure`
+    : `${found.length} requests (${describeSelector(spec, 'request')}) at least ${formatMs(min)} apart`)
+}
+
+/**
+ * The most requests in flight at once per origin, from the journal's arrival and
+ * completion times (monotonic ms), with the connections that carried them.
+ */
+export function peakConcurrency (found: Seen[]): Map<string, { peak: number, connections: string[], at: Seen | null }> {
+  const byOrigin = new Map<string, Seen[]>()
+  for (const s of found) byOrigin.set(s.origin, [...(byOrigin.get(s.origin) ?? []), s])
+  const out = new Map<string, { peak: number, connections: string[], at: Seen | null }>()
+  for (const [origin, list] of byOrigin) {
+    // Sweep: an end at the same instant as a start is processed first (touching is not overlapping).
+    const events: Array<{ t: number, d: number, s: Seen }> = []
+    for (const s of list) {
+      events.push({ t: s.arrivedMs, d: 1, s })
+      events.push({ t: s.completedMs ?? Number.POSITIVE_INFINITY, d: -1, s })
+    }
+    events.sort((a, b) => a.t - b.t || a.d - b.d)
+    const open = new Set<Seen>()
+    let best = { peak: 0, connections: [] as string[], at: null as Seen | null }
+    for (const e of events) {
+      if (e.d === 1) open.add(e.s)
+      else open.delete(e.s)
+      if (open.size > best.peak) best = { peak: open.size, connections: [...new Set([...open].map(o => o.connectionId))], at: e.s }
+    }
+    out.set(origin, best)
+  }
+  return out
+}
+
+/** `concurrency`: the most requests in flight at once on each origin stays within bounds. */
+export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx: GradeContext): CheckResult {
+  const found = selectRequests(ctx.seen, spec)
+  const peaks = peakConcurrency(found)
+  const what = describeSelector(spec, 'request')
+  let highest = 0
+  for (const [origin, p] of peaks) {
+    highest = Math.max(highest, p.peak)
+    if (spec.at_most !== undefined && p.peak > spec.at_most) {
+      return fail(`expected at most ${spec.at_most} ${what.replace(/^request/, 'requests')} in flight at once on origin ${origin}; the server saw ${p.peak} at once (connections ${p.connections.join(', ')}, step ${p.at?.step ?? '?'})`)
+    }
+  }
+  if (spec.at_least !== undefined && highest < spec.at_least) {
+    return fail(`expected at least ${spec.at_least} ${what.replace(/^request/, 'requests')} in flight at once; the server saw at most ${highest}`)
+  }
+  return pass(`at most ${highest} ${what.replace(/^request/, 'requests')} in flight at once`)
+}
+
+/** `duration`: how long the crawler took over a step, as the harness measured it. */
+export function checkDuration (spec: DurationAssertion['duration'], ctx: GradeContext): CheckResult {
+  const run = ctx.runs.find(r => r.n === spec.step)
+  if (run === undefined) return fail(`step ${spec.step} did not run`)
+  const took = run.durationMs
+  if (spec.at_most !== undefined && took > parseDuration(spec.at_most)) {
+    return fail(`step ${spec.step} took ${formatMs(took)}; expected at most ${spec.at_most}`)
+  }
+  if (spec.at_least !== undefined && took < parseDuration(spec.at_least)) {
+    return fail(`step ${spec.step} took ${formatMs(took)}; expected at least ${spec.at_least}`)
+  }
+  return pass(`step ${spec.step} took ${formatMs(took)}`)
+}

@@ -1,0 +1,225 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { basename, dirname, extname, join, resolve } from 'node:path'
+import { Ajv, type ValidateFunction } from 'ajv'
+import { errors } from '../common/errors.js'
+import { fromRoot } from '../common/paths.js'
+import { parseDuration } from '../common/units.js'
+import {
+  ASSERTION_TYPES, type Assertion, type AssertionType, type Scenario, type SourcePos, type Step, type StepType
+} from './scenario-types.js'
+import { formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from './yaml-source.js'
+import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
+
+export const SCENARIO_SCHEMA_PATH = fromRoot('conformance', 'schema', 'scenario.schema.json')
+export const SCENARIOS_DIR = fromRoot('scenarios')
+
+const STEP_TYPES: readonly StepType[] = ['crawl', 'advance', 'change', 'reset', 'wait']
+
+let validate: ValidateFunction | undefined
+function scenarioValidator (): ValidateFunction {
+  if (validate === undefined) {
+    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
+    validate = ajv.compile(JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8')) as object)
+  }
+  return validate
+}
+
+/** Scenario files under the given files and folders (`.yaml`/`.yml`, recursively), sorted. */
+export function findScenarioFiles (paths: string[]): string[] {
+  const out = new Set<string>()
+  const walk = (p: string): void => {
+    let st
+    try {
+      st = statSync(p)
+    } catch (err) {
+      throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`scenario path ${p}`, { cause: err })
+    }
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p).sort()) {
+        const child = join(p, name)
+        if (statSync(child).isDirectory() || /\.ya?ml$/.test(name)) walk(child)
+      }
+    } else {
+      out.add(resolve(p))
+    }
+  }
+  for (const p of paths) walk(p)
+  return [...out].sort()
+}
+
+/**
+ * Loads every scenario under `paths`, checks ids are unique and that
+ * `depends_on` has no cycle. Any problem throws a WebkrabError that exits 2.
+ */
+export async function loadScenarios (paths: string[]): Promise<Scenario[]> {
+  const files = findScenarioFiles(paths)
+  if (files.length === 0) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`no scenario files (*.yaml) under ${paths.join(', ')}`)
+  const scenarios: Scenario[] = []
+  const byId = new Map<string, Scenario>()
+  for (const file of files) {
+    const s = await loadScenarioFile(file)
+    const prior = byId.get(s.id)
+    if (prior !== undefined) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(s.pos)}: id "${s.id}" is already used by ${prior.file}`)
+    byId.set(s.id, s)
+    scenarios.push(s)
+  }
+  checkCycles(scenarios, byId)
+  return scenarios
+}
+
+function checkCycles (scenarios: Scenario[], byId: Map<string, Scenario>): void {
+  const state = new Map<string, 'visiting' | 'done'>()
+  const visit = (s: Scenario, trail: string[]): void => {
+    if (state.get(s.id) === 'done') return
+    if (state.get(s.id) === 'visiting') {
+      throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(s.pos)}: depends_on forms a cycle: ${[...trail, s.id].join(' -> ')}`)
+    }
+    state.set(s.id, 'visiting')
+    for (const dep of s.depends_on) {
+      const d = byId.get(dep)
+      if (d !== undefined) visit(d, [...trail, s.id])
+    }
+    state.set(s.id, 'done')
+  }
+  for (const s of scenarios) visit(s, [])
+}
+
+/** Reads, parses and checks one scenario file. */
+export async function loadScenarioFile (file: string): Promise<Scenario> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(file, { cause: err })
+  }
+  return await parseScenario(text, file)
+}
+
+/** Parses scenario text; `file` names it in messages and anchors relative `site:` files. */
+export async function parseScenario (text: string, file: string): Promise<Scenario> {
+  const src = parseYamlSource(text, file)
+  const check = scenarioValidator()
+  if (!check(src.value)) throw schemaError(src, check.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO)
+  const raw = src.value as Record<string, unknown>
+  const bad = (path: Array<string | number>, what: string, key?: string): Error =>
+    errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(positionOf(src, path, key))}: ${what}`)
+
+  const id = raw.id as string
+  const stem = basename(file, extname(file))
+  if (/\.ya?ml$/.test(file) && stem !== id) throw bad(['id'], `id "${id}" must equal the file name "${stem}" (rule: one scenario per file, named by its id)`)
+
+  const steps = (raw.steps as Array<Record<string, unknown>>).map((body, i): Step => {
+    const type = Object.keys(body)[0] as StepType
+    if (!STEP_TYPES.includes(type)) throw bad(['steps', i], `step must be one of ${STEP_TYPES.join(', ')}`)
+    return { ...body, n: i + 1, type, pos: positionOf(src, ['steps', i]) } as Step
+  })
+
+  const { site, siteSource } = await resolveSite(src, raw.site, file)
+  const origins = originNamesOf(site)
+
+  const checkOrigin = (name: string | undefined, path: Array<string | number>): void => {
+    if (name !== undefined && !origins.includes(name)) throw bad(path, `origin "${name}" is not one of the site's origins (${origins.join(', ')})`)
+  }
+  const checkUrl = (url: string, path: Array<string | number>): void => {
+    const m = /^([a-z][a-z0-9-]*):\//.exec(url)
+    if (m !== null && m[1] !== 'http' && m[1] !== 'https') checkOrigin(m[1], path)
+  }
+  steps.forEach((step, i) => {
+    if (step.type === 'crawl' && 'crawl' in step) {
+      step.crawl.urls.forEach((u, j) => checkUrl(u, ['steps', i, 'crawl', 'urls', j]))
+      step.crawl.options?.scope?.forEach((o, j) => { if (!/^https?:\/\//.test(o)) checkOrigin(o, ['steps', i, 'crawl', 'options', 'scope', j]) })
+    }
+    if (step.type === 'change' && 'change' in step) checkOrigin(step.change.origin, ['steps', i, 'change', 'origin'])
+  })
+
+  const seen = new Set<string>()
+  const assertions = (raw.assertions as Array<Record<string, unknown>>).map((body, i): Assertion => {
+    const types = ASSERTION_TYPES.filter(t => t in body)
+    if (types.length !== 1) {
+      throw bad(['assertions', i], types.length === 0
+        ? `assertion needs one of ${ASSERTION_TYPES.join(', ')}`
+        : `assertion has ${types.join(' and ')}: one check per assertion`)
+    }
+    const type = types[0]
+    const aid = body.id as string
+    if (seen.has(aid)) throw bad(['assertions', i, 'id'], `assertion id "${aid}" is used twice in this scenario`)
+    seen.add(aid)
+    checkAssertion(type, body[type], ['assertions', i, type], steps, bad, checkOrigin, checkUrl)
+    return { ...body, type, pos: positionOf(src, ['assertions', i]) } as Assertion
+  })
+
+  return {
+    id,
+    name: raw.name as string,
+    kind: raw.kind as Scenario['kind'],
+    depends_on: (raw.depends_on as string[] | undefined) ?? [],
+    refs: raw.refs as string[],
+    concern: basename(dirname(resolve(file))),
+    ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
+    site,
+    siteSource,
+    steps,
+    assertions,
+    file,
+    pos: positionOf(src, ['id'])
+  }
+}
+
+type Bad = (path: Array<string | number>, what: string, key?: string) => Error
+
+function checkAssertion (
+  type: AssertionType, spec: unknown, path: Array<string | number>, steps: Step[], bad: Bad,
+  checkOrigin: (name: string | undefined, path: Array<string | number>) => void,
+  checkUrl: (url: string, path: Array<string | number>) => void
+): void {
+  const stepExists = (n: number, p: Array<string | number>, crawlOnly: boolean): void => {
+    const step = steps[n - 1]
+    if (step === undefined) throw bad(p, `step ${n} does not exist (the scenario has ${steps.length} steps)`)
+    if (crawlOnly && step.type !== 'crawl') throw bad(p, `step ${n} is a ${step.type} step; this check needs a crawl step`)
+  }
+  const selectors = type === 'order' ? (spec as Array<Record<string, unknown>>).map((s, i) => ({ s, p: [...path, i] })) : [{ s: spec as Record<string, unknown>, p: path }]
+  for (const { s, p } of selectors) {
+    if (typeof s.step === 'number') stepExists(s.step, [...p, 'step'], ['duration', 'report', 'resource'].includes(type))
+    if (Array.isArray(s.step)) (s.step as number[]).forEach((n, i) => stepExists(n, [...p, 'step', i], false))
+    if (typeof s.origin === 'string') checkOrigin(s.origin, [...p, 'origin'])
+    if (typeof s.url === 'string') checkUrl(s.url, [...p, 'url'])
+    if (typeof s.matches === 'string') {
+      try {
+        RegExp(s.matches)
+      } catch (err) {
+        throw bad([...p, 'matches'], `not a regular expression: ${(err as Error).message}`)
+      }
+    }
+    for (const key of ['at_least', 'at_most']) {
+      if (typeof s[key] === 'string') parseDuration(s[key] as string, `${key}`)
+    }
+  }
+  if ((type === 'report' || type === 'resource') && (spec as Record<string, unknown>).step === undefined && !steps.some(st => st.type === 'crawl')) {
+    throw bad(path, 'a report check needs a crawl step')
+  }
+}
+
+/**
+ * The site part: omitted/null is the built-in catalogue; a string names a site
+ * file next to the scenario; an object is an inline site definition, handed to
+ * the fixture site's own loader with its place in this file kept, so its errors
+ * point at the scenario's lines.
+ */
+async function resolveSite (src: YamlSource, site: unknown, file: string): Promise<{ site: unknown, siteSource: string }> {
+  if (site === undefined || site === null) return { site: null, siteSource: 'catalogue' }
+  if (typeof site === 'string') {
+    const path = resolve(dirname(file), site)
+    return { site: await loadSiteFileAt(path), siteSource: path }
+  }
+  const node = src.doc.getIn(['site'], true) as { range?: [number, number, number] } | undefined
+  const range = node?.range
+  if (range == null) return { site: await parseSiteAt(JSON.stringify(site), file), siteSource: 'inline' }
+  // Pad the slice so that line and column numbers in the fixture loader's errors match this file.
+  const at = src.lines.linePos(range[0])
+  const text = '\n'.repeat(at.line - 1) + ' '.repeat(at.col - 1) + src.text.slice(range[0], range[1])
+  return { site: await parseSiteAt(text, file), siteSource: 'inline' }
+}
+
+export function describePos (pos: SourcePos): string {
+  return formatPos(pos)
+}

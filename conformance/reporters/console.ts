@@ -1,0 +1,69 @@
+import { Chalk, type ChalkInstance } from 'chalk'
+import type { Verdict } from '../grade-scenario.js'
+import type { SuiteResult } from '../run-suite.js'
+import { byConcern, failureLines, verdictText } from './verdict-words.js'
+
+const MARK: Record<Verdict, string> = {
+  pass: '✔',
+  fail: '✘',
+  'optional-fail': '!',
+  'setup-fail': '⚠',
+  'harness-fail': '⚠',
+  'dependency-fail': '↳',
+  untested: '○'
+}
+
+function paint (c: ChalkInstance, verdict: Verdict, known: boolean): (s: string) => string {
+  if (known) return c.cyan
+  switch (verdict) {
+    case 'pass': return c.green
+    case 'fail': return c.red
+    case 'optional-fail': return c.yellow
+    case 'setup-fail': case 'harness-fail': return c.magenta
+    default: return c.gray
+  }
+}
+
+/** Whether a stream should get colour: a TTY, and NO_COLOR unset (https://no-color.org). */
+export function wantsColor (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true
+  return stream.isTTY === true
+}
+
+function counts (parts: Array<[number, string]>): string {
+  return parts.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`).join(', ')
+}
+
+/** The scorecard: scenarios grouped by concern, failures with their messages, totals, and the outcome. */
+export function renderConsole (result: SuiteResult, options: { color: boolean }): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 })
+  const lines: string[] = []
+  lines.push(c.bold(`WebKrab conformance: ${result.crawler.name}`) + c.gray(` (${result.crawler.command})`))
+  for (const [concern, list] of byConcern(result.scenarios)) {
+    const passed = list.filter(s => s.verdict === 'pass').length
+    lines.push('', c.bold(concern) + c.gray(`  ${passed}/${list.length} pass`))
+    for (const s of list) {
+      const tone = paint(c, s.verdict, s.expected !== null)
+      const kind = s.kind === 'required' ? '' : c.gray(` [${s.kind}]`)
+      lines.push(`  ${tone(MARK[s.verdict])} ${s.id}${kind} ${s.verdict === 'pass' && !s.unexpectedPass ? '' : tone(verdictText(s))}`.trimEnd())
+      if (s.verdict !== 'pass') {
+        for (const line of failureLines(s)) lines.push(c.gray('      ') + line)
+        if (s.expected !== null) lines.push(c.cyan(`      known: ${s.expected}`))
+      }
+    }
+  }
+  const t = result.totals
+  const v = t.byVerdict
+  lines.push('')
+  lines.push(c.bold('Scenarios: ') + counts([[v.pass, 'pass'], [v.fail, 'fail'], [v['optional-fail'], 'optional-fail'], [v['setup-fail'], 'setup-fail'],
+    [v['harness-fail'], 'harness-fail'], [v['dependency-fail'], 'dependency-fail'], [v.untested, 'untested']]) + ` (of ${t.scenarios})`)
+  lines.push(c.bold('Assertions: ') + counts([[t.assertions.pass, 'pass'], [t.assertions.fail, 'fail'], [t.assertions.untested, 'untested']]))
+  if (t.expectedFailures > 0) lines.push(c.cyan(`Known failures: ${t.expectedFailures} (listed in the adapter, with reasons)`))
+  if (t.unexpectedPasses > 0) lines.push(c.yellow(`Unexpected passes: ${t.unexpectedPasses} (listed as known failures but passed: update the adapter)`))
+  lines.push(result.exitCode === 0
+    ? c.green.bold('Every required assertion passed.')
+    : c.red.bold(`${t.requiredFailures} required scenario${t.requiredFailures === 1 ? '' : 's'} failed.`))
+  lines.push(c.gray(`${(result.durationMs / 1000).toFixed(1)} s, ${result.jobs} at a time`))
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,77 @@
+import { badge, card, legend, statTiles, type Tone } from '../../reports/page-kit/blocks.js'
+import { stackedBars } from '../../reports/page-kit/charts.js'
+import { dataTable } from '../../reports/page-kit/data-table.js'
+import { escapeHtml } from '../../reports/page-kit/escape-html.js'
+import { renderPage } from '../../reports/page-kit/page.js'
+import { palette } from '../../reports/page-kit/palette.js'
+import { version } from '../../common/version.js'
+import { VERDICTS, type Verdict } from '../grade-scenario.js'
+import type { SuiteResult } from '../run-suite.js'
+import { byConcern, failureLines, verdictText } from './verdict-words.js'
+
+const COLOR: Record<Verdict, string> = {
+  pass: palette.green,
+  fail: palette.red,
+  'optional-fail': palette.amber,
+  'setup-fail': palette.purple,
+  'harness-fail': palette.orange,
+  'dependency-fail': palette.grey,
+  untested: palette.sky
+}
+
+function tone (v: Verdict, known: boolean): Tone | undefined {
+  if (known) return 'info'
+  if (v === 'pass') return 'good'
+  if (v === 'fail' || v === 'setup-fail' || v === 'harness-fail') return 'bad'
+  if (v === 'optional-fail' || v === 'dependency-fail') return 'warn'
+  return undefined
+}
+
+/**
+ * The HTML scorecard, rendered from the same results as results.json with the
+ * reports page kit: headline figures, verdicts per concern, and a sortable,
+ * filterable table of every scenario with its failures.
+ */
+export function renderHtml (result: SuiteResult): string {
+  const t = result.totals
+  const stats = statTiles([
+    { id: 'outcome', label: 'Required', value: result.exitCode === 0 ? 'all pass' : `${t.requiredFailures} failed`, raw: t.requiredFailures, tone: result.exitCode === 0 ? 'good' : 'bad', detail: 'must-level assertions of required scenarios' },
+    { id: 'pass', label: 'Scenarios passed', value: `${t.byVerdict.pass} / ${t.scenarios}`, raw: t.byVerdict.pass },
+    { id: 'optional', label: 'Optional failures', value: String(t.byVerdict['optional-fail']), raw: t.byVerdict['optional-fail'], tone: t.byVerdict['optional-fail'] > 0 ? 'warn' : undefined, detail: 'should/may, or optimal and check scenarios' },
+    { id: 'known', label: 'Known failures', value: String(t.expectedFailures), raw: t.expectedFailures, detail: t.unexpectedPasses > 0 ? `${t.unexpectedPasses} unexpected passes` : 'listed in the adapter with reasons' },
+    { id: 'assertions', label: 'Assertions', value: `${t.assertions.pass} pass`, raw: t.assertions.pass, detail: `${t.assertions.fail} fail, ${t.assertions.untested} untested` }
+  ])
+  const groups = byConcern(result.scenarios)
+  const chart = stackedBars(groups.map(([concern, list]) => ({
+    label: concern,
+    segments: VERDICTS.map(v => ({ label: v, value: list.filter(s => s.verdict === v).length, color: COLOR[v] }))
+  })), { title: 'Verdicts by concern', id: 'verdicts-by-concern', format: n => `${n}` })
+  const key = legend(VERDICTS.map(v => ({ label: v, color: COLOR[v] })))
+  const rows = result.scenarios.map(s => ({
+    attrs: { 'data-verdict': s.verdict, 'data-id': s.id },
+    cells: [
+      s.concern,
+      { html: `<code>${escapeHtml(s.id)}</code><div class="note">${escapeHtml(s.name)}</div>`, sort: s.id },
+      s.kind,
+      { html: badge(verdictText(s), tone(s.verdict, s.expected !== null)), sort: s.verdict },
+      { html: s.verdict === 'pass' ? '' : failureLines(s).map(l => `<div>${escapeHtml(l)}</div>`).join('') + (s.expected !== null ? `<div class="note">known: ${escapeHtml(s.expected)}</div>` : ''), sort: s.message },
+      { html: escapeHtml(s.refs.join('; ')), sort: s.refs.join(' ') }
+    ]
+  }))
+  const table = dataTable({
+    id: 'scenarios',
+    columns: [{ label: 'Concern' }, { label: 'Scenario' }, { label: 'Kind' }, { label: 'Verdict' }, { label: 'What the server saw' }, { label: 'Rules' }],
+    rows,
+    search: 'Filter scenarios…',
+    selects: [{ column: 0, label: 'Concern', options: groups.map(([c]) => c) }, { column: 3, label: 'Verdict', options: [...VERDICTS] }]
+  })
+  const body = stats +
+    card({ title: 'Verdicts by concern', caption: 'Each scenario is graded from the fixture site\'s journal and, when the crawler writes one, its fetch report.', body: chart + key }) +
+    card({ title: 'Scenarios', body: table, id: 'scenario-table' })
+  return renderPage({
+    title: `Conformance: ${result.crawler.name}`,
+    subtitle: `${result.crawler.command} · ${t.scenarios} scenarios · ${new Date(result.startedAt).toUTCString()}`,
+    body,
+    footer: `webkrab ${version} · webkrab.conformance/v1 · ${(result.durationMs / 1000).toFixed(1)} s`
+  })
+}

@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
+import { dependencyHolds, failsRequirement, VERDICTS, type Verdict } from './grade-scenario.js'
+import { runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
+import type { Scenario } from './scenario-types.js'
+
+export interface SuiteOptions {
+  /** How many scenarios run at once; by default twice the cores (scenarios mostly wait on sockets). */
+  jobs?: number
+  /** Keep each scenario's state directory here instead of a temporary one that is removed. */
+  stateDir?: string
+  onStart?: (scenario: Scenario) => void
+  onResult?: (result: ScenarioResult, done: number, total: number) => void
+}
+
+export interface SuiteTotals {
+  scenarios: number
+  byVerdict: Record<Verdict, number>
+  /** Required scenarios whose must-level assertions did not all pass (known failures excluded). */
+  requiredFailures: number
+  expectedFailures: number
+  unexpectedPasses: number
+  assertions: { pass: number, fail: number, untested: number }
+}
+
+export interface SuiteResult {
+  schema: 'webkrab.conformance/v1'
+  crawler: { name: string, kind: CrawlerAdapter['kind'], command: string, adapterFile: string | null }
+  startedAt: string
+  durationMs: number
+  jobs: number
+  totals: SuiteTotals
+  /** 0 when every required assertion passed, 1 otherwise. */
+  exitCode: 0 | 1
+  scenarios: ScenarioResult[]
+}
+
+export function defaultJobs (): number {
+  return Math.max(2, availableParallelism() * 2)
+}
+
+/**
+ * Applies the adapter's known failures: a listed scenario (or assertion) that
+ * fails is marked expected, with the reason; one that passes is an unexpected pass.
+ */
+export function applyExpectations (result: ScenarioResult, known: ExpectedFailure[]): ScenarioResult {
+  const mine = known.filter(k => k.id === result.id)
+  if (mine.length === 0) return result
+  const assertions = result.assertions.map(a => {
+    const k = mine.find(m => m.assertion === a.id)
+    return k !== undefined && a.status === 'fail' ? { ...a, expected: k.reason } : a
+  })
+  const whole = mine.find(m => m.assertion === null)
+  const failing = failsRequirement(result.kind, result.verdict) || result.verdict === 'optional-fail'
+  let expected: string | null = null
+  if (failing) {
+    if (whole !== undefined) expected = whole.reason
+    else {
+      // Known only when every failed assertion is one of the listed ones.
+      const failed = assertions.filter(a => a.status === 'fail')
+      if (failed.length > 0 && failed.every(a => a.expected !== null)) expected = failed.map(a => a.expected).join('; ')
+    }
+  }
+  const listedPassed = whole !== undefined
+    ? !failing && result.verdict !== 'untested'
+    : mine.some(m => assertions.find(a => a.id === m.assertion)?.status === 'pass')
+  return { ...result, assertions, expected, unexpectedPass: listedPassed }
+}
+
+export function totalsOf (results: ScenarioResult[]): SuiteTotals {
+  const byVerdict = Object.fromEntries(VERDICTS.map(v => [v, 0])) as Record<Verdict, number>
+  const assertions = { pass: 0, fail: 0, untested: 0 }
+  let requiredFailures = 0
+  let expectedFailures = 0
+  let unexpectedPasses = 0
+  for (const r of results) {
+    byVerdict[r.verdict]++
+    if (r.expected !== null) expectedFailures++
+    else if (failsRequirement(r.kind, r.verdict)) requiredFailures++
+    if (r.unexpectedPass) unexpectedPasses++
+    for (const a of r.assertions) assertions[a.status]++
+  }
+  return { scenarios: results.length, byVerdict, requiredFailures, expectedFailures, unexpectedPasses, assertions }
+}
+
+/**
+ * Runs scenarios through a pool, each after the scenarios it depends on. A
+ * scenario whose dependency did not pass is not run: it is a dependency-fail.
+ * Dependencies outside the selected set are not waited for.
+ */
+export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, options: SuiteOptions = {}): Promise<SuiteResult> {
+  const startedAt = new Date()
+  const t0 = performance.now()
+  const jobs = Math.max(1, options.jobs ?? defaultJobs())
+  const stateRoot = options.stateDir ?? mkdtempSync(join(tmpdir(), 'webkrab-conformance-'))
+  const selected = new Map(scenarios.map(s => [s.id, s]))
+  const results = new Map<string, ScenarioResult>()
+  const pending = [...scenarios]
+  const running = new Set<Promise<void>>()
+
+  const finish = (r: ScenarioResult): void => {
+    const final = applyExpectations(r, adapter.expectedFailures)
+    results.set(r.id, final)
+    options.onResult?.(final, results.size, scenarios.length)
+  }
+
+  try {
+    while (pending.length > 0 || running.size > 0) {
+      let progressed = false
+      for (let i = 0; i < pending.length && running.size < jobs; i++) {
+        const s = pending[i]
+        const deps = s.depends_on.filter(d => selected.has(d))
+        if (!deps.every(d => results.has(d))) continue
+        pending.splice(i--, 1)
+        progressed = true
+        const broken = deps.map(d => results.get(d) as ScenarioResult).find(d => !dependencyHolds(d.verdict))
+        if (broken !== undefined) {
+          const dep = { ...skeleton(s), verdict: 'dependency-fail' as const, message: `depends on ${broken.id}, which ended ${broken.verdict}: ${broken.message}` }
+          finish(broken.expected !== null ? { ...dep, expected: `depends on ${broken.id}, a known failure` } : dep)
+          continue
+        }
+        options.onStart?.(s)
+        const p: Promise<void> = runScenario(s, adapter, stateRoot).then(finish).finally(() => { running.delete(p) })
+        running.add(p)
+      }
+      if (running.size > 0) await Promise.race(running)
+      else if (!progressed && pending.length > 0) {
+        // Unreachable after loadScenarios' cycle check; kept so a cycle can never hang the run.
+        for (const s of pending.splice(0)) finish({ ...skeleton(s), verdict: 'harness-fail', message: 'its dependencies could not be ordered' })
+      }
+    }
+  } finally {
+    if (options.stateDir === undefined) rmSync(stateRoot, { recursive: true, force: true })
+  }
+
+  const ordered = [...results.values()].sort((a, b) => a.concern.localeCompare(b.concern) || a.id.localeCompare(b.id))
+  const totals = totalsOf(ordered)
+  return {
+    schema: 'webkrab.conformance/v1',
+    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source },
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    jobs,
+    totals,
+    exitCode: totals.requiredFailures === 0 ? 0 : 1,
+    scenarios: ordered
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * The shape of a scenario once loaded: the YAML of `scenarios/<concern>/<id>.yaml`
+ * (schema: conformance/schema/scenario.schema.json) with positions kept so that a
+ * grading or setup problem can still point at the line that caused it.
+ */
+
+export type ScenarioKind = 'required' | 'optimal' | 'check'
+export type Level = 'must' | 'should' | 'may'
+
+/** Where a node of a scenario file is: 1-based line and column. */
+export interface SourcePos {
+  file: string
+  line: number
+  column: number
+}
+
+/** Picks requests out of the journal. Every field narrows; none means every request. */
+export interface RequestSelector {
+  /** `/validators/strong`; `*` matches any run of characters; with `?` the query is compared too. */
+  path?: string
+  /** Origin name from the site (`main`, `offsite`). */
+  origin?: string
+  method?: string
+  /** Step numbers (1-based, counting every entry of `steps`). */
+  step?: number | number[]
+  status?: number
+  /** Request headers that must have these values (names case-insensitive). */
+  headers?: Record<string, string>
+}
+
+export interface Comparison {
+  count?: number
+  at_least?: number
+  at_most?: number
+}
+
+export interface RequestsAssertion { requests: RequestSelector & Comparison }
+export interface NoRequestsAssertion { no_requests: RequestSelector }
+export interface HeaderAssertion {
+  header: RequestSelector & {
+    name: string
+    present?: boolean
+    equals?: string
+    matches?: string
+    /** Which matching requests: every one (default), the first, the last, or the Nth. */
+    which?: 'all' | 'first' | 'last' | number
+  }
+}
+export interface EchoAssertion {
+  echo: RequestSelector & {
+    /** The request header that must carry the value, e.g. If-None-Match. */
+    request_header: string
+    /** The response header whose latest value it must equal, e.g. ETag. */
+    response_header: string
+  }
+}
+export interface RetryAfterAssertion { retry_after: RequestSelector & { scope?: 'origin' | 'path' } }
+export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed' } }
+export interface ConcurrencyAssertion { concurrency: RequestSelector & { at_most?: number, at_least?: number } }
+export interface OrderAssertion { order: RequestSelector[] }
+export interface DurationAssertion { duration: { step: number, at_most?: string, at_least?: string } }
+
+export interface ValueCheck {
+  equals?: unknown
+  not_equals?: unknown
+  in?: unknown[]
+  at_least?: number
+  at_most?: number
+  matches?: string
+  contains?: unknown
+  present?: boolean
+}
+export interface ReportAssertion { report: ValueCheck & { step?: number, path: string } }
+export interface ResourceAssertion {
+  resource: ValueCheck & { step?: number, url: string, field: string, context?: Record<string, string> }
+}
+
+export type AssertionBody =
+  | RequestsAssertion | NoRequestsAssertion | HeaderAssertion | EchoAssertion | RetryAfterAssertion
+  | GapAssertion | ConcurrencyAssertion | OrderAssertion | DurationAssertion | ReportAssertion | ResourceAssertion
+
+export type AssertionType = 'requests' | 'no_requests' | 'header' | 'echo' | 'retry_after' | 'gap'
+  | 'concurrency' | 'order' | 'duration' | 'report' | 'resource'
+
+export const JOURNAL_ASSERTIONS: readonly AssertionType[] = ['requests', 'no_requests', 'header', 'echo', 'retry_after', 'gap', 'concurrency', 'order', 'duration']
+export const REPORT_ASSERTIONS: readonly AssertionType[] = ['report', 'resource']
+export const ASSERTION_TYPES: readonly AssertionType[] = [...JOURNAL_ASSERTIONS, ...REPORT_ASSERTIONS]
+
+export type Assertion = AssertionBody & {
+  id: string
+  level: Level
+  reason: string
+  /** Set by the loader. */
+  type: AssertionType
+  pos: SourcePos
+}
+
+/** Crawl options, named as `webkrab crawl`'s flags (without the dashes). */
+export interface CrawlOptions {
+  'revalidate-always'?: boolean
+  retain?: 'body' | 'headers' | 'none'
+  change?: 'strict' | 'semantic'
+  plan?: boolean
+  'max-duration'?: string
+  'max-requests'?: number
+  'max-bytes'?: string | number
+  'max-body-bytes'?: string | number
+  'max-decompressed-bytes'?: string | number
+  'max-redirects'?: number
+  'max-attempts'?: number
+  concurrency?: number
+  'per-origin-concurrency'?: number
+  'connect-timeout'?: string
+  'response-timeout'?: string
+  /** Origin names (`main`, `offsite`) or URLs. */
+  scope?: string[]
+}
+
+export interface CrawlStep {
+  crawl: { urls: string[], headers?: Record<string, string>, options?: CrawlOptions, timeout?: string }
+}
+export interface AdvanceStep { advance: string }
+export interface ChangeStep { change: { path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string } }
+export interface ResetStep { reset: true }
+export interface WaitStep { wait: string }
+
+export type StepBody = CrawlStep | AdvanceStep | ChangeStep | ResetStep | WaitStep
+export type StepType = 'crawl' | 'advance' | 'change' | 'reset' | 'wait'
+export type Step = StepBody & { n: number, type: StepType, pos: SourcePos }
+
+export interface Scenario {
+  id: string
+  name: string
+  kind: ScenarioKind
+  depends_on: string[]
+  refs: string[]
+  /** The folder under scenarios/: validators, retry-after, ... */
+  concern: string
+  description?: string
+  /** null: the built-in catalogue. Otherwise a parsed site definition for startFixtureSite. */
+  site: unknown
+  /** Where the site came from, for messages: `catalogue`, `inline`, or a file path. */
+  siteSource: string
+  steps: Step[]
+  assertions: Assertion[]
+  file: string
+  pos: SourcePos
+}

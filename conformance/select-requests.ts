@@ -1,0 +1,86 @@
+import type { RequestSelector } from './scenario-types.js'
+import type { Seen } from './site-driver.js'
+
+/** A path pattern: `*` matches any run of characters; with a `?` the query is compared too. */
+export function pathMatches (pattern: string, seen: Seen): boolean {
+  const subject = pattern.includes('?') ? seen.target : seen.path
+  if (!pattern.includes('*')) return subject === pattern
+  const re = new RegExp('^' + pattern.split('*').map(escapeRegExp).join('.*') + '$')
+  return re.test(subject)
+}
+
+function escapeRegExp (s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+function stepsOf (sel: RequestSelector): number[] | null {
+  if (sel.step === undefined) return null
+  return Array.isArray(sel.step) ? sel.step : [sel.step]
+}
+
+/** Whether one request fits the selector; `ignoreStep` to look across the whole scenario. */
+export function fits (sel: RequestSelector, seen: Seen, ignoreStep = false): boolean {
+  if (sel.path !== undefined && !pathMatches(sel.path, seen)) return false
+  if (sel.origin !== undefined && seen.origin !== sel.origin) return false
+  if (sel.method !== undefined && seen.method !== sel.method) return false
+  if (sel.status !== undefined && seen.status !== sel.status) return false
+  if (!ignoreStep) {
+    const steps = stepsOf(sel)
+    if (steps !== null && !steps.includes(seen.step)) return false
+  }
+  if (sel.headers !== undefined) {
+    for (const [name, value] of Object.entries(sel.headers)) {
+      if (seen.headers[name.toLowerCase()] !== value) return false
+    }
+  }
+  return true
+}
+
+/** The requests that fit, in arrival order (the journal's order). */
+export function selectRequests (seen: Seen[], sel: RequestSelector, ignoreStep = false): Seen[] {
+  return seen.filter(s => fits(sel, s, ignoreStep))
+}
+
+/** "GET requests to /validators/strong on offsite in step 2 with Accept-Language: fr" */
+export function describeSelector (sel: RequestSelector, noun = 'request'): string {
+  let out = sel.method !== undefined ? `${sel.method} ${noun}` : noun
+  out += sel.path !== undefined ? ` to ${sel.path}` : ''
+  if (sel.origin !== undefined) out += ` on origin ${sel.origin}`
+  if (sel.status !== undefined) out += ` answered ${sel.status}`
+  const steps = stepsOf(sel)
+  if (steps !== null) out += steps.length === 1 ? ` in step ${steps[0]}` : ` in steps ${steps.join(', ')}`
+  if (sel.headers !== undefined && Object.keys(sel.headers).length > 0) {
+    out += ' with ' + Object.entries(sel.headers).map(([k, v]) => `${k}: ${v}`).join(', ')
+  }
+  return out
+}
+
+/**
+ * The ordinal of a request among all requests to the same origin and path in
+ * the scenario: "request 2 to /validators/strong".
+ */
+export function ordinal (seen: Seen[], s: Seen): number {
+  let n = 0
+  for (const other of seen) {
+    if (other.origin === s.origin && other.path === s.path) n++
+    if (other === s) return n
+  }
+  return n
+}
+
+/** "request 2 to /validators/strong (step 3)", naming the origin when it is not the main one. */
+export function nameRequest (seen: Seen[], s: Seen): string {
+  const where = s.origin === 'main' ? s.path : `${s.origin}:${s.path}`
+  return `request ${ordinal(seen, s)} to ${where} (step ${s.step})`
+}
+
+export function nameResponse (seen: Seen[], s: Seen): string {
+  return `response ${ordinal(seen, s)} (${s.status ?? 'no status'})`
+}
+
+/** A short list of what the server saw, for failure messages. */
+export function listSeen (seen: Seen[], max = 6): string {
+  const shown = seen.slice(0, max).map(s => `${s.method} ${s.origin === 'main' ? '' : s.origin + ':'}${s.target} -> ${s.status ?? 'cut'} (step ${s.step})`)
+  if (seen.length > max) shown.push(`and ${seen.length - max} more`)
+  return shown.join('; ')
+}

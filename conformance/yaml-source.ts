@@ -1,0 +1,148 @@
+import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
+import type { ErrorObject } from 'ajv'
+import { errors, type ErrorFactory } from '../common/errors.js'
+import type { SourcePos } from './scenario-types.js'
+
+/** A parsed YAML file that still knows where each of its nodes came from. */
+export interface YamlSource {
+  file: string
+  text: string
+  doc: Document
+  lines: LineCounter
+  value: unknown
+}
+
+/**
+ * Parses YAML text, keeping positions. A syntax error (or a duplicate key, which
+ * YAML 1.2 forbids) throws WEBKRAB_ERR_BAD_YAML as `file:line:column: what`.
+ */
+export function parseYamlSource (text: string, file: string): YamlSource {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const first = doc.errors[0]
+  if (first !== undefined) {
+    const at = lines.linePos(first.pos[0])
+    const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '')
+    throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: ${what} (${first.code})`)
+  }
+  return { file, text, doc, lines, value: doc.toJS({ maxAliasCount: 100 }) }
+}
+
+/** JSON pointer (`/steps/0/crawl`) to path segments, numbers for sequence indexes. */
+export function pointerToPath (pointer: string): Array<string | number> {
+  if (pointer === '') return []
+  return pointer.slice(1).split('/').map(s => s.replace(/~1/g, '/').replace(/~0/g, '~')).map(s => /^\d+$/.test(s) ? Number(s) : s)
+}
+
+/**
+ * Position of the node at `path`, or of its nearest existing ancestor. With
+ * `key`, the position of the map key rather than its value (an unknown key
+ * is best shown where the key is written).
+ */
+export function positionOf (src: YamlSource, path: Array<string | number>, key?: string): SourcePos {
+  for (let n = path.length; n >= 0; n--) {
+    const node: unknown = src.doc.getIn(path.slice(0, n), true)
+    if (!isNode(node) || node.range == null) continue
+    let offset = node.range[0]
+    if (n === path.length && key !== undefined) {
+      const pair = findPair(node, key)
+      if (pair !== null) offset = pair
+    }
+    const at = src.lines.linePos(offset)
+    return { file: src.file, line: at.line, column: at.col }
+  }
+  return { file: src.file, line: 1, column: 1 }
+}
+
+function findPair (node: unknown, key: string): number | null {
+  const items = (node as { items?: Array<{ key?: unknown }> }).items
+  if (!Array.isArray(items)) return null
+  for (const item of items) {
+    const k = item.key
+    if (isNode(k) && (k as { value?: unknown }).value === key && k.range != null) return k.range[0]
+  }
+  return null
+}
+
+export function formatPos (pos: SourcePos): string {
+  return `${pos.file}:${pos.line}:${pos.column}`
+}
+
+/** `/steps/0/crawl/urls/1` as people read it: `steps[0].crawl.urls[1]`. */
+export function humanPath (path: Array<string | number>): string {
+  let out = ''
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : (out === '' ? seg : `.${seg}`)
+  return out === '' ? 'the document' : out
+}
+
+/**
+ * Picks the one ajv error that best explains the failure (the deepest, and a
+ * concrete rule rather than "must match one of the schemas") and words it as
+ * `file:line:column: where: what (rule: schema path)`.
+ */
+export function schemaError (src: YamlSource, errs: ErrorObject[], factory: ErrorFactory): Error {
+  const best = pickError(errs)
+  const path = pointerToPath(best.instancePath)
+  let key: string | undefined
+  let what = best.message ?? 'is not valid'
+  const params = best.params as Record<string, unknown>
+  switch (best.keyword) {
+    case 'additionalProperties':
+      key = String(params.additionalProperty)
+      what = `has an unknown field "${key}"`
+      break
+    case 'required':
+      what = `is missing the required field "${String(params.missingProperty)}"`
+      break
+    case 'enum':
+      what = `must be one of ${(params.allowedValues as unknown[]).map(v => JSON.stringify(v)).join(', ')}`
+      break
+    case 'const':
+      what = `must be ${JSON.stringify(params.allowedValue)}`
+      break
+    case 'pattern':
+      what = `${JSON.stringify(valueAt(src.value, path))} does not match ${String(params.pattern)}`
+      break
+    case 'maxProperties':
+    case 'minProperties':
+      what = best.schemaPath.includes('/step/') || best.parentSchema?.description?.startsWith('Exactly one') === true
+        ? `must have exactly one of the keys the schema describes (${best.parentSchema?.description ?? best.keyword})`
+        : what
+      break
+    case 'anyOf':
+    case 'oneOf':
+      what = `does not fit any allowed form (${describeBranches(best.schema)})`
+      break
+  }
+  const pos = positionOf(src, path, key)
+  const rule = `rule ${best.schemaPath}`
+  return factory(`${formatPos(pos)}: ${humanPath(path)} ${what} (${rule})`)
+}
+
+function describeBranches (schema: unknown): string {
+  if (!Array.isArray(schema)) return 'see the schema'
+  return schema.map((b: Record<string, unknown>) => {
+    if (Array.isArray(b.required)) return `with ${b.required.join(', ')}`
+    if (typeof b.type === 'string') return b.type
+    if (Array.isArray(b.enum)) return b.enum.map(v => JSON.stringify(v)).join('|')
+    return 'a form'
+  }).join(' or ')
+}
+
+function depth (e: ErrorObject): number {
+  return e.instancePath === '' ? 0 : e.instancePath.split('/').length
+}
+
+function pickError (errs: ErrorObject[]): ErrorObject {
+  const deepest = Math.max(...errs.map(depth))
+  const atDeepest = errs.filter(e => depth(e) === deepest)
+  // A type error inside a oneOf branch is noise when the oneOf itself failed at the same place.
+  const concrete = atDeepest.find(e => !['type', 'oneOf', 'anyOf', 'if', 'not'].includes(e.keyword) && !/\/(oneOf|anyOf)\/\d+\//.test(e.schemaPath))
+  return concrete ?? atDeepest.find(e => e.keyword === 'oneOf' || e.keyword === 'anyOf') ?? atDeepest[0]
+}
+
+function valueAt (value: unknown, path: Array<string | number>): unknown {
+  let v = value
+  for (const seg of path) v = (v as Record<string | number, unknown> | undefined)?.[seg]
+  return v
+}
