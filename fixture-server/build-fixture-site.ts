@@ -1,0 +1,136 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
+import { errors } from '../common/errors.js'
+import { parseDuration } from '../common/units.js'
+import { Journal } from './journal.js'
+import { attachJournal } from './journal-recorder.js'
+import { adminPlugin } from './plugins/admin.js'
+import { authPlugin } from './plugins/auth.js'
+import { bodiesPlugin } from './plugins/bodies.js'
+import { cachingPlugin } from './plugins/caching.js'
+import { changingPlugin } from './plugins/changing.js'
+import { faultsPlugin } from './plugins/faults.js'
+import { indexPlugin } from './plugins/index-page.js'
+import { redirectsPlugin } from './plugins/redirects.js'
+import { siteRoutesPlugin } from './plugins/site-routes.js'
+import { statusPlugin } from './plugins/status.js'
+import { validatorsPlugin } from './plugins/validators.js'
+import { varyPlugin } from './plugins/vary.js'
+import { isBadParam } from './query-params.js'
+import { SiteClock } from './site-clock.js'
+import { BUILT_IN_SITE, originsOf, type SiteDefinition } from './site-definition.js'
+import { SiteState, type ChangeKind, type ContentRevision, type OriginContext } from './site-state.js'
+
+export interface FixtureOptions {
+  /** Overrides the site's seed; default the site's, else "webkrab". */
+  seed?: string | number
+  /** Site time at start (ISO or epoch ms); default the site's, else 2026-01-01T00:00:00Z. */
+  clockStart?: string | number
+  /** Site time follows real time. */
+  realTime?: boolean
+  /** Journal ring size (default 10,000). */
+  journalSize?: number
+  /** Required on /_webkrab/* in `x-webkrab-token` when set. */
+  token?: string
+  /** Fastify's logger (off by default: it costs throughput). */
+  logger?: boolean
+}
+
+export interface FixtureSite {
+  /** One fastify app per origin, by origin name, main first. */
+  apps: Map<string, FastifyInstance>
+  /** The main origin's app. */
+  app: FastifyInstance
+  journal: Journal
+  clock: SiteClock
+  definition: SiteDefinition
+  state: SiteState
+  seed: string
+  /** Origin names, main first. */
+  originNames: string[]
+  /**
+   * Changes a path's content: `semantic` alters the text, `cosmetic` only whitespace or a
+   * comment, `rewrite` nothing but its write time. Origin defaults to main.
+   */
+  change: (path: string, kind?: ChangeKind, origin?: string) => ContentRevision
+  /** Empties the journal and per-client state (flaky counters, sequences, churn). */
+  reset: () => void
+  /** Where an origin listens (set by startFixtureSite; placeholders before). */
+  originUrl: (name: string) => string
+  ready: () => Promise<void>
+  close: () => Promise<void>
+}
+
+/** Builds the fixture site's apps without listening: test them with inject(). */
+export function buildFixtureSite (site?: SiteDefinition | null, options: FixtureOptions = {}): FixtureSite {
+  const definition = site ?? BUILT_IN_SITE
+  const origins = originsOf(definition)
+  const seed = String(options.seed ?? definition.seed ?? 'webkrab')
+  const clock = new SiteClock({ start: options.clockStart ?? definition.clock?.start, realTime: options.realTime ?? definition.clock?.realTime })
+  const journal = new Journal({ size: options.journalSize })
+  const state = new SiteState({ seed, clock, journal, token: options.token, originNames: origins.map(o => o.name) })
+
+  const change = (path: string, kind: ChangeKind = 'semantic', origin?: string): ContentRevision => {
+    const name = origin ?? state.mainOrigin
+    if (!state.originNames.includes(name)) throw errors.WEBKRAB_ERR_BAD_FLAG(`no origin named "${name}" (origins: ${state.originNames.join(', ')})`)
+    return state.change(name, path, kind)
+  }
+  const reset = (): void => {
+    journal.clear()
+    state.resetClientState()
+  }
+
+  const apps = new Map<string, FastifyInstance>()
+  for (const origin of origins) {
+    const ctx: OriginContext = { name: origin.name, skewMs: skewOf(origin.skew, origin.name), state }
+    const app = Fastify({
+      logger: options.logger === true,
+      // sockets held open by faults (stall, hang) must not keep close() waiting
+      forceCloseConnections: true,
+      exposeHeadRoutes: true,
+      return503OnClosing: false
+    })
+    attachJournal(app, ctx)
+    app.setErrorHandler((err: FastifyError, request, reply) => {
+      if (isBadParam(err)) {
+        return reply.code(400).type('application/json').send(JSON.stringify({ error: err.code, parameter: err.parameter, message: err.message }))
+      }
+      const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500
+      return reply.code(status).type('application/json').send(JSON.stringify({ error: err.code ?? 'WEBKRAB_ERR_INTERNAL', message: err.message }))
+    })
+    const routes = origin.routes ?? []
+    void app.register(adminPlugin, { ctx, hooks: { change, reset } })
+    void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: routes.map(r => ({ path: r.path, text: r.description })) })
+    if (origin.catalogue === true) {
+      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, statusPlugin, authPlugin, faultsPlugin, bodiesPlugin, redirectsPlugin, changingPlugin]) {
+        void app.register(plugin, { ctx })
+      }
+    }
+    if (routes.length > 0) void app.register(siteRoutesPlugin, { ctx, routes })
+    apps.set(origin.name, app)
+  }
+  const main = apps.get(state.mainOrigin) as FastifyInstance
+  return {
+    apps,
+    app: main,
+    journal,
+    clock,
+    definition,
+    state,
+    seed,
+    originNames: [...state.originNames],
+    change,
+    reset,
+    originUrl: name => state.originUrl(name),
+    ready: async () => { await Promise.all([...apps.values()].map(async a => { await a.ready() })) },
+    close: async () => { await Promise.all([...apps.values()].map(async a => { await a.close() })) }
+  }
+}
+
+/** An origin's clock skew in ms from `5m`, `-30s` or a number. */
+export function skewOf (skew: string | number | undefined, origin: string): number {
+  if (skew === undefined) return 0
+  if (typeof skew === 'number') return skew
+  const negative = skew.trim().startsWith('-')
+  const ms = parseDuration(negative ? skew.trim().slice(1) : skew, `skew of origin "${origin}"`)
+  return negative ? -ms : ms
+}

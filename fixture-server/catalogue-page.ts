@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { renderPage, type PageType } from './page-body.js'
+import { contentHash } from './seeded.js'
+import type { OriginContext } from './site-state.js'
+
+export interface CataloguePage {
+  body: Buffer
+  /** Strong content-hash ETag: moves with any byte. */
+  strongTag: string
+  /** Weak ETag: moves only with a semantic revision. */
+  weakTag: string
+  /** The base Last-Modified, or the time of the last change made from outside. */
+  lastModified: number
+}
+
+/** Catalogue pages are 2 KB of seeded HTML unless a path says otherwise. */
+export const CATALOGUE_PAGE_SIZE = 2048
+
+/**
+ * The body and validators of a catalogue path, with the changes made to it from outside
+ * (site.change). `variant` separates representations of one path (a language, a version).
+ */
+export function cataloguePage (ctx: OriginContext, path: string, options: { variant?: string, title?: string, text?: string, type?: PageType, semanticOffset?: number } = {}): CataloguePage {
+  const { state } = ctx
+  const rev = state.revision(ctx.name, path)
+  const variant = options.variant ?? ''
+  const semantic = rev.semantic + (options.semanticOffset ?? 0)
+  const key = `catalogue ${ctx.name} ${path} ${variant} ${semantic} ${rev.cosmetic}`
+  const page = state.memo(key, () => {
+    const body = renderPage({
+      seed: state.seed,
+      key: `${path}${variant}`,
+      title: options.title ?? `WebKrab fixture ${path}`,
+      type: options.type ?? 'html',
+      size: CATALOGUE_PAGE_SIZE,
+      semantic,
+      cosmetic: rev.cosmetic,
+      text: options.text
+    })
+    return {
+      body,
+      strongTag: `"${contentHash(body)}"`,
+      weakTag: `W/"${contentHash(state.seed, path, variant, String(semantic))}"`
+    }
+  })
+  return { ...page, lastModified: Math.max(state.baseLastModified, rev.lastChangedAt ?? 0) }
+}
+
+export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>
+
+/** Every catalogue path answers GET and HEAD with one handler (a HEAD never opens a big body). */
+export function getRoute (app: FastifyInstance, url: string, handler: RouteHandler): void {
+  app.route({ method: ['GET', 'HEAD'], url, handler })
+}
+
+export type QueryOf = Record<string, string | string[] | undefined>
+export const queryOf = (request: FastifyRequest): QueryOf => request.query as QueryOf

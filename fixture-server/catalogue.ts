@@ -1,0 +1,46 @@
+/** The built-in catalogue, as the index page at / lists it. */
+export interface CatalogueEntry {
+  /** A link that works as is. */
+  href: string
+  /** How it is written in docs, with its parameters. */
+  path: string
+  text: string
+}
+
+export const CATALOGUE: readonly CatalogueEntry[] = [
+  { href: '/validators/strong', path: '/validators/strong', text: 'stable strong ETag and Last-Modified; a matching If-None-Match or If-Modified-Since gets 304' },
+  { href: '/validators/weak', path: '/validators/weak', text: 'weak ETag W/"…"; weak comparison for If-None-Match' },
+  { href: '/validators/etag-only', path: '/validators/etag-only', text: 'a strong ETag and no Last-Modified' },
+  { href: '/validators/last-modified-only', path: '/validators/last-modified-only', text: 'a Last-Modified and no ETag' },
+  { href: '/validators/none', path: '/validators/none', text: 'no validator at all' },
+  { href: '/validators/churn', path: '/validators/churn', text: 'same body, new ETag on every response; Last-Modified honest and stable' },
+  { href: '/validators/future-last-modified', path: '/validators/future-last-modified', text: 'Last-Modified a day later than the response\'s Date' },
+  { href: '/validators/same-second', path: '/validators/same-second', text: 'Last-Modified equal to Date (a weak validator)' },
+  { href: '/validators/cms-rewrite', path: '/validators/cms-rewrite', text: 'Last-Modified moves every site day, body never changes' },
+  { href: '/validators/rotate-on-304', path: '/validators/rotate-on-304', text: 'a 304 carries a new ETag and a new Cache-Control; only the newest ETag matches' },
+  { href: '/cache/no-store', path: '/cache/no-store', text: 'Cache-Control: no-store' },
+  { href: '/cache/no-cache', path: '/cache/no-cache', text: 'Cache-Control: no-cache (store, but revalidate every time)' },
+  { href: '/cache/max-age?s=60', path: '/cache/max-age?s=N', text: 'Cache-Control: max-age=N' },
+  { href: '/vary/accept-language', path: '/vary/accept-language', text: 'English, French or German by Accept-Language, with Vary: Accept-Language' },
+  { href: '/status/429', path: '/status/429?retry-after=N|date:+N|none', text: '429 with Retry-After as delay-seconds, an HTTP-date N s after Date, or absent' },
+  { href: '/status/503', path: '/status/503?retry-after=N|date:+N|none', text: '503, Retry-After likewise; /status/N answers any status 200..599' },
+  { href: '/flaky?fail=2', path: '/flaky?fail=N&status=503&retry-after=S&key=K', text: 'fails the first N requests of a client (the key, else the URL), then 200' },
+  { href: '/auth/basic', path: '/auth/basic?user=U&password=P', text: '401 with WWW-Authenticate: Basic unless the credentials (webkrab:webkrab) come' },
+  { href: '/slow/headers?ms=500', path: '/slow/headers?ms=N', text: 'waits N ms before the status line' },
+  { href: '/slow/body?bytes=4096&bps=1024', path: '/slow/body?bytes=N&bps=R', text: 'trickles N bytes of body at R bytes per second' },
+  { href: '/stall?after=1024', path: '/stall?after=BYTES&bytes=N', text: 'sends BYTES of an N-byte body, then hangs' },
+  { href: '/reset?after=1024', path: '/reset?after=BYTES&bytes=N', text: 'sends BYTES of an N-byte body, then resets the connection' },
+  { href: '/lying-length?bytes=100&claim=1000', path: '/lying-length?bytes=N&claim=M', text: 'Content-Length says M, the body has N bytes, then the connection closes' },
+  { href: '/broken-chunked', path: '/broken-chunked', text: 'a chunked body whose framing breaks after the first chunk' },
+  { href: '/hang', path: '/hang', text: 'reads the request and never answers' },
+  { href: '/bytes/1048576', path: '/bytes/N', text: 'N bytes of deterministic content (units allowed: 10GB), streamed, never buffered whole' },
+  { href: '/gzip-bomb?bytes=10MB', path: '/gzip-bomb?ratio=R&bytes=N&encoding=gzip|br|deflate', text: 'a content-coded body that inflates to N bytes at about R:1' },
+  { href: '/redirect/3', path: '/redirect/N?status=3xx', text: 'N redirects, each one hop closer to /redirect/0 (a 200)' },
+  { href: '/redirect/loop', path: '/redirect/loop', text: 'a redirect to itself' },
+  { href: '/redirect/to?url=/validators/strong', path: '/redirect/to?url=U&status=3xx&retry-after=S', text: 'one redirect to U' },
+  { href: '/redirect/offsite', path: '/redirect/offsite', text: 'a redirect to another origin (the "offsite" origin)' },
+  { href: '/changing?every=1d', path: '/changing?every=DURATION', text: 'the body changes every DURATION of site time (1d, 6h, 30s)' },
+  { href: '/_webkrab/journal', path: '/_webkrab/journal?since=SEQ', text: 'the request journal as JSON; /_webkrab/journal.ndjson streams it' },
+  { href: '/_webkrab/clock', path: '/_webkrab/clock', text: 'site time; POST {"advance":"1d"} or {"set":ISO} moves it' },
+  { href: '/_webkrab/reset', path: '/_webkrab/reset', text: 'POST: empty the journal and per-client state' }
+]

@@ -1,0 +1,30 @@
+/**
+ * IMF-fixdate (RFC 9110 5.6.7) for a time in epoch ms. The last few results are kept
+ * because every response formats a Date and the site clock rarely moves between them.
+ */
+let cachedSecond = Number.NaN
+let cachedText = ''
+
+export function httpDate (ms: number): string {
+  const second = Math.floor(ms / 1000)
+  if (second !== cachedSecond) {
+    cachedSecond = second
+    cachedText = new Date(second * 1000).toUTCString()
+  }
+  return cachedText
+}
+
+/**
+ * Parses an HTTP-date (RFC 9110 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime
+ * forms, which recipients MUST accept). Returns epoch ms, or null when it is not a date.
+ */
+export function parseHttpDate (text: string | undefined): number | null {
+  if (text === undefined) return null
+  const value = text.trim()
+  // A list ("date1, date2") is not a date; IMF-fixdate itself has exactly one comma.
+  if (value.length === 0 || value.split(',').length > 2) return null
+  if (!/^[A-Za-z]{3,9},? /.test(value)) return null
+  // asctime carries no zone and means GMT; make that explicit so the local zone never leaks in
+  const ms = Date.parse(value.endsWith('GMT') ? value : `${value} GMT`)
+  return Number.isFinite(ms) ? ms : null
+}

@@ -1,0 +1,119 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { performance } from 'node:perf_hooks'
+import type { JournalEntry } from './journal.js'
+import { httpDate } from './http-date.js'
+import { originNow, type OriginContext } from './site-state.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** This request's journal entry; null for admin paths, which are not recorded. */
+    journalEntry: JournalEntry | null
+  }
+}
+
+/** Admin paths are not journalled: they would pollute the crawler's traffic. */
+export const ADMIN_PREFIX = '/_webkrab/'
+
+const kConnectionId = Symbol('webkrab.connectionId')
+type TaggedSocket = Socket & { [kConnectionId]?: number }
+type CountedResponse = ServerResponse & { _header?: string | null, _hasBody?: boolean }
+
+/** Entries whose response is written by hand to the socket (faults): their fields are set by the writer. */
+const handWritten = new WeakSet<JournalEntry>()
+
+/** Marks a request's response as written to the raw socket; the fault sets status and byte counts. */
+export function markHandWritten (request: FastifyRequest): JournalEntry | null {
+  const entry = request.journalEntry
+  if (entry !== null) {
+    handWritten.add(entry)
+    entry.status = null
+  }
+  return entry
+}
+
+function byteLength (chunk: unknown, encoding?: unknown): number {
+  if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8')
+  if (chunk instanceof Uint8Array) return chunk.byteLength
+  return 0
+}
+
+/**
+ * Records every request of an origin in the site's journal: at arrival (onRequest),
+ * then completed when the response closes, with status, headers sent, header and body
+ * bytes, and whether the connection was cut. Also stamps Date from the origin's clock,
+ * since every response carries the site's time (RFC 9110 6.6.1).
+ */
+export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
+  const { state } = ctx
+  const journal = state.journal
+  app.decorateRequest('journalEntry', null)
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const now = originNow(ctx)
+    reply.header('date', httpDate(now))
+    const raw = request.raw
+    const target = raw.url ?? '/'
+    if (target.startsWith(ADMIN_PREFIX)) {
+      done()
+      return
+    }
+    const socket = raw.socket as TaggedSocket | null
+    let connectionId = socket?.[kConnectionId]
+    if (connectionId === undefined) {
+      connectionId = state.nextConnectionId()
+      if (socket !== null) socket[kConnectionId] = connectionId
+    }
+    const q = target.indexOf('?')
+    const entry = journal.record({
+      seq: 0,
+      origin: ctx.name,
+      originUrl: state.originUrl(ctx.name),
+      method: raw.method ?? 'GET',
+      path: q === -1 ? target : target.slice(0, q),
+      query: q === -1 ? '' : target.slice(q + 1),
+      url: target,
+      headers: raw.headers as Record<string, string | string[]>,
+      rawHeaders: raw.rawHeaders,
+      arrivedMs: performance.now(),
+      completedMs: null,
+      arrivedAt: new Date(state.clock.now()).toISOString(),
+      completedAt: null,
+      status: null,
+      responseHeaders: {},
+      headerBytes: 0,
+      bodyBytes: 0,
+      cut: false,
+      connectionId,
+      renderMs: 0
+    })
+    request.journalEntry = entry
+    const res = reply.raw as CountedResponse
+    // Count body bytes as they are handed to the connection; node drops bodies of HEAD,
+    // 204 and 304 responses (_hasBody false), so those count nothing.
+    const write = res.write
+    const end = res.end
+    res.write = function (this: CountedResponse, chunk: unknown, ...rest: unknown[]): boolean {
+      if (this._hasBody !== false) entry.bodyBytes += byteLength(chunk, rest[0])
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
+    } as typeof res.write
+    res.end = function (this: CountedResponse, chunk?: unknown, ...rest: unknown[]): CountedResponse {
+      if (this._hasBody !== false && typeof chunk !== 'function') entry.bodyBytes += byteLength(chunk, rest[0])
+      return (end as (...a: unknown[]) => CountedResponse).call(this, chunk, ...rest)
+    } as typeof res.end
+    res.once('close', () => {
+      entry.completedMs = performance.now()
+      entry.completedAt = new Date(state.clock.now()).toISOString()
+      if (handWritten.has(entry)) {
+        entry.cut = entry.cut || !res.writableFinished
+      } else {
+        entry.status = res.headersSent ? res.statusCode : null
+        entry.responseHeaders = res.headersSent ? reply.getHeaders() as Record<string, string | string[]> : {}
+        entry.headerBytes = typeof res._header === 'string' ? res._header.length : 0
+        entry.cut = !res.writableFinished
+      }
+      journal.complete(entry)
+    })
+    done()
+  })
+}

@@ -1,0 +1,158 @@
+import { EventEmitter } from 'node:events'
+import { errors } from '../common/errors.js'
+
+/** One request as the fixture site saw it, from arrival to the end of its response. */
+export interface JournalEntry {
+  seq: number
+  /** Origin name, e.g. "main". */
+  origin: string
+  originUrl: string
+  method: string
+  path: string
+  /** Raw query, without '?'. */
+  query: string
+  /** The request target: path, then '?' and the query when there is one. */
+  url: string
+  /** Request headers as sent, lower-cased names. */
+  headers: Record<string, string | string[]>
+  rawHeaders: string[]
+  /** Monotonic milliseconds (performance.now()). */
+  arrivedMs: number
+  completedMs: number | null
+  /** Site time, ISO. */
+  arrivedAt: string
+  completedAt: string | null
+  status: number | null
+  /** Response headers sent (Date, ETag, Last-Modified, Retry-After, Cache-Control, Vary...). */
+  responseHeaders: Record<string, string | string[]>
+  headerBytes: number
+  /** Bytes after the header block, as written to the connection (content-coded). */
+  bodyBytes: number
+  /** The socket was destroyed or the response did not finish. */
+  cut: boolean
+  /** Same id = same connection; lets a grader count concurrency per origin. */
+  connectionId: number
+  /** Server work paid for this request (a site's render cost), ms. */
+  renderMs: number
+}
+
+export interface WaitForOptions {
+  /** Reject after this long (default 10 s) with WEBKRAB_ERR_JOURNAL_TIMEOUT. */
+  timeoutMs?: number
+  /** Count only entries whose response has ended. */
+  completed?: boolean
+  filter?: (entry: JournalEntry) => boolean
+}
+
+export interface JournalOptions {
+  /** How many entries the ring keeps (default 10,000); older ones are dropped and counted. */
+  size?: number
+}
+
+/**
+ * The request journal: a ring of the most recent entries. Entries are recorded at
+ * arrival ('entry') and filled in when the response ends ('complete'); `waitFor`
+ * listens for those events so tests never poll.
+ */
+export class Journal extends EventEmitter {
+  readonly size: number
+  #ring: Array<JournalEntry | undefined>
+  #start = 0
+  #count = 0
+  #dropped = 0
+  #nextSeq = 1
+
+  constructor (options: JournalOptions = {}) {
+    super()
+    const size = options.size ?? 10_000
+    if (!Number.isSafeInteger(size) || size < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`journal size must be a positive integer, not ${String(size)}`)
+    this.size = size
+    this.#ring = new Array<JournalEntry | undefined>(size)
+  }
+
+  /** Entries dropped from the ring since the last clear. */
+  get dropped (): number { return this.#dropped }
+  /** The seq the next entry will get; pass it to since() to read only newer entries. */
+  get nextSeq (): number { return this.#nextSeq }
+  get length (): number { return this.#count }
+
+  /** Records an arriving request; fills in seq and returns the stored entry. */
+  record (entry: JournalEntry | Omit<JournalEntry, 'seq'>): JournalEntry {
+    const stored = entry as JournalEntry
+    stored.seq = this.#nextSeq++
+    if (this.#count === this.size) {
+      this.#ring[this.#start] = stored
+      this.#start = (this.#start + 1) % this.size
+      this.#dropped++
+    } else {
+      this.#ring[(this.#start + this.#count) % this.size] = stored
+      this.#count++
+    }
+    this.emit('entry', stored)
+    return stored
+  }
+
+  /** Announces that an entry's response has ended (its fields are already filled in). */
+  complete (entry: JournalEntry): void {
+    this.emit('complete', entry)
+  }
+
+  entries (): JournalEntry[] {
+    return this.since(0)
+  }
+
+  /** Entries with seq >= `seq`, oldest first. */
+  since (seq: number): JournalEntry[] {
+    const firstSeq = this.#nextSeq - this.#count
+    const skip = Math.max(0, Math.min(this.#count, Math.floor(seq) - firstSeq))
+    const out: JournalEntry[] = []
+    for (let i = skip; i < this.#count; i++) out.push(this.#ring[(this.#start + i) % this.size] as JournalEntry)
+    return out
+  }
+
+  /** Empties the journal. Sequence numbers keep counting so `since` readers are not confused. */
+  clear (): void {
+    this.#ring = new Array<JournalEntry | undefined>(this.size)
+    this.#start = 0
+    this.#count = 0
+    this.#dropped = 0
+    this.emit('clear')
+  }
+
+  /**
+   * Resolves with every matching entry (oldest first) once at least `count` match.
+   * Entries count when they arrive, or when they complete with `completed: true`.
+   */
+  async waitFor (count: number, options: WaitForOptions = {}): Promise<JournalEntry[]> {
+    const { timeoutMs = 10_000, completed = false, filter } = options
+    const matches = new Map<number, JournalEntry>()
+    const consider = (entry: JournalEntry): void => {
+      if (completed && entry.completedMs === null) return
+      if (filter !== undefined && !filter(entry)) return
+      matches.set(entry.seq, entry)
+    }
+    for (const entry of this.entries()) consider(entry)
+    const sorted = (): JournalEntry[] => [...matches.values()].sort((a, b) => a.seq - b.seq)
+    if (matches.size >= count) return sorted()
+    return await new Promise<JournalEntry[]>((resolve, reject) => {
+      const onEvent = (entry: JournalEntry): void => {
+        consider(entry)
+        if (matches.size >= count) {
+          cleanup()
+          resolve(sorted())
+        }
+      }
+      const timer = setTimeout(() => {
+        cleanup()
+        reject(errors.WEBKRAB_ERR_JOURNAL_TIMEOUT(`saw ${matches.size} of ${count} requests in ${timeoutMs} ms`))
+      }, timeoutMs)
+      const cleanup = (): void => {
+        clearTimeout(timer)
+        this.off('entry', onEvent)
+        this.off('complete', onEvent)
+      }
+      this.on('entry', onEvent)
+      this.on('complete', onEvent)
+    })
+  }
+}

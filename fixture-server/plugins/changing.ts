@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify'
+import { cataloguePage, getRoute, queryOf } from '../catalogue-page.js'
+import { durationParam } from '../query-params.js'
+import { sendRepresentation } from '../representation.js'
+import type { OriginContext } from '../site-state.js'
+import { periodicVersion } from '../change-schedule.js'
+
+/**
+ * /changing?every=DURATION: the body changes every DURATION of site time; the ETag is a
+ * content hash and Last-Modified is when the current version began.
+ */
+export async function changingPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+  const { ctx } = opts
+  const { state } = ctx
+  getRoute(app, '/changing', (request, reply) => {
+    const every = durationParam(queryOf(request), 'every', { default: 86_400_000, min: 1000 })
+    const version = periodicVersion(every, state.clock.startMs, state.clock.now())
+    const page = cataloguePage(ctx, '/changing', { variant: `every=${every}`, semanticOffset: version.index })
+    return sendRepresentation(ctx, request, reply, {
+      contentType: 'text/html; charset=utf-8',
+      body: page.body,
+      etag: page.strongTag,
+      lastModified: Math.max(version.since, state.revision(ctx.name, '/changing').lastChangedAt ?? 0)
+    })
+  })
+}

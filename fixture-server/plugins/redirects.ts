@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { cataloguePage, getRoute, queryOf } from '../catalogue-page.js'
+import { badParam, intParam, stringParam } from '../query-params.js'
+import { sendRepresentation } from '../representation.js'
+import type { OriginContext } from '../site-state.js'
+
+const REDIRECT_STATUSES = [301, 302, 303, 307, 308]
+
+function redirectStatus (query: Record<string, string | string[] | undefined>): number {
+  const status = intParam(query, 'status', { default: 302, min: 300, max: 399 })
+  if (!REDIRECT_STATUSES.includes(status)) throw badParam('status', `${status} is not one of ${REDIRECT_STATUSES.join(', ')}`)
+  return status
+}
+
+function sendRedirect (reply: FastifyReply, status: number, location: string, retryAfter?: number): FastifyReply {
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
+  const escaped = location.replace(/[&<>"]/g, c => `&#${c.charCodeAt(0)};`)
+  return reply.code(status).header('location', location).type('text/html; charset=utf-8')
+    .send(`<!doctype html>\n<p>Moved to <a href="${escaped}">${escaped}</a></p>\n`)
+}
+
+/** /redirect/*: chains, a loop, one configurable hop, and a hop to another origin. */
+export async function redirectsPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+  const { ctx } = opts
+
+  // /redirect/N: N hops, each to /redirect/N-1, ending at /redirect/0, a 200
+  getRoute(app, '/redirect/:n', (request, reply) => {
+    const text = (request.params as { n: string }).n
+    if (!/^\d+$/.test(text) || Number(text) > 1000) throw badParam('n', `"${text}" is not a hop count 0..1000`)
+    const n = Number(text)
+    const query = queryOf(request)
+    const status = redirectStatus(query)
+    if (n > 0) {
+      const q = request.url.indexOf('?')
+      return sendRedirect(reply, status, `/redirect/${n - 1}${q === -1 ? '' : request.url.slice(q)}`)
+    }
+    const page = cataloguePage(ctx, '/redirect/0')
+    return sendRepresentation(ctx, request, reply, { contentType: 'text/html; charset=utf-8', body: page.body, etag: page.strongTag, lastModified: page.lastModified })
+  })
+
+  // A redirect to itself: only a crawler that counts hops or remembers URLs gets out
+  getRoute(app, '/redirect/loop', (request, reply) => sendRedirect(reply, redirectStatus(queryOf(request)), '/redirect/loop'))
+
+  getRoute(app, '/redirect/to', (request, reply) => {
+    const query = queryOf(request)
+    const url = stringParam(query, 'url')
+    if (url === undefined || url.length === 0) throw badParam('url', 'required')
+    const retryAfter = query['retry-after'] === undefined ? undefined : intParam(query, 'retry-after', { default: 0, min: 0 })
+    return sendRedirect(reply, redirectStatus(query), url, retryAfter)
+  })
+
+  // Leaves this origin: to the "offsite" origin (or, from there, back to the main one)
+  getRoute(app, '/redirect/offsite', (request, reply) => {
+    const { state } = ctx
+    const target = ctx.name !== 'offsite' && state.originNames.includes('offsite')
+      ? 'offsite'
+      : state.originNames.find(n => n !== ctx.name) ?? ctx.name
+    return sendRedirect(reply, redirectStatus(queryOf(request)), `${state.originUrl(target)}/validators/strong`)
+  })
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify'
+import { cataloguePage, getRoute } from '../catalogue-page.js'
+import { sendRepresentation } from '../representation.js'
+import { contentHash } from '../seeded.js'
+import { originNow, type OriginContext } from '../site-state.js'
+
+const DAY = 86_400_000
+const HTML = 'text/html; charset=utf-8'
+
+/** /validators/*: honest validators, and the ways real servers break them. */
+export async function validatorsPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+  const { ctx } = opts
+  const { state } = ctx
+
+  getRoute(app, '/validators/strong', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/strong')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, etag: page.strongTag, lastModified: page.lastModified })
+  })
+
+  getRoute(app, '/validators/weak', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/weak')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, etag: page.weakTag, lastModified: page.lastModified })
+  })
+
+  getRoute(app, '/validators/etag-only', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/etag-only')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, etag: page.strongTag })
+  })
+
+  getRoute(app, '/validators/last-modified-only', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/last-modified-only')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: page.lastModified })
+  })
+
+  getRoute(app, '/validators/none', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/none')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body })
+  })
+
+  // Same body, a new ETag on every response (a server that hashes a timestamp or a
+  // per-process salt); Last-Modified stays honest and stable.
+  getRoute(app, '/validators/churn', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/churn')
+    const n = state.count(`churn ${ctx.name}`)
+    return sendRepresentation(ctx, request, reply, {
+      contentType: HTML, body: page.body, etag: `"${contentHash(state.seed, 'churn', String(n))}"`, lastModified: page.lastModified
+    })
+  })
+
+  // Last-Modified a day after Date: a clock-skewed or careless origin. Last-Modified only,
+  // so the validator a crawler has is the broken one.
+  getRoute(app, '/validators/future-last-modified', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/future-last-modified')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: originNow(ctx) + DAY })
+  })
+
+  // Last-Modified equal to Date: a weak validator, since the resource may change again
+  // within the same second (RFC 9110 8.8.2.2).
+  getRoute(app, '/validators/same-second', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/same-second')
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: originNow(ctx) })
+  })
+
+  // A CMS that rewrites every page nightly: Last-Modified moves to the start of each site
+  // day while the bytes never change. Last-Modified only.
+  getRoute(app, '/validators/cms-rewrite', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/cms-rewrite')
+    const day = Math.floor(state.clock.now() / DAY) * DAY
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: Math.max(day, page.lastModified) })
+  })
+
+  // Every 304 carries a new ETag and a new Cache-Control; only the most recent ETag
+  // matches, so a crawler that does not store what a 304 says gets full bodies
+  // (RFC 9111 4.3.4: a 304 updates the stored response's headers).
+  getRoute(app, '/validators/rotate-on-304', (request, reply) => {
+    const page = cataloguePage(ctx, '/validators/rotate-on-304')
+    const key = `rotate ${ctx.name}`
+    const k = state.peek(key)
+    const tag = (n: number): string => `"${contentHash(page.strongTag, String(n))}"`
+    return sendRepresentation(ctx, request, reply, {
+      contentType: HTML,
+      body: page.body,
+      etag: tag(k),
+      lastModified: page.lastModified,
+      cacheControl: `max-age=${60 * (k + 1)}`,
+      notModified: () => {
+        const next = state.count(key)
+        return { etag: tag(next), cacheControl: `max-age=${60 * (next + 1)}` }
+      }
+    })
+  })
+}

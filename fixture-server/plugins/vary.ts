@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify'
+import { cataloguePage, getRoute } from '../catalogue-page.js'
+import { sendRepresentation } from '../representation.js'
+import type { OriginContext } from '../site-state.js'
+
+export const LANGUAGES = ['en', 'fr', 'de'] as const
+export type Language = typeof LANGUAGES[number]
+
+const GREETING: Record<Language, string> = {
+  en: 'Hello: this page is in English.',
+  fr: 'Bonjour : cette page est en français.',
+  de: 'Hallo: diese Seite ist auf Deutsch.'
+}
+
+/**
+ * Picks a language for an Accept-Language value (RFC 9110 12.5.4): the highest q among
+ * those offered, matching a range by prefix ("fr-CH" matches "fr"); "en" when none does.
+ */
+export function chooseLanguage (acceptLanguage: string | undefined): Language {
+  if (acceptLanguage === undefined) return 'en'
+  let best: Language = 'en'
+  let bestQ = 0
+  for (const part of acceptLanguage.split(',')) {
+    const [range, ...params] = part.trim().toLowerCase().split(';')
+    const qParam = params.map(p => p.trim()).find(p => p.startsWith('q='))
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
+    if (!Number.isFinite(q) || q <= bestQ) continue
+    const lang = range === '*' ? 'en' : LANGUAGES.find(l => range === l || range.startsWith(`${l}-`))
+    if (lang !== undefined) {
+      best = lang
+      bestQ = q
+    }
+  }
+  return best
+}
+
+/** /vary/accept-language: one representation per language, with Vary: Accept-Language. */
+export async function varyPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+  const { ctx } = opts
+  getRoute(app, '/vary/accept-language', (request, reply) => {
+    const lang = chooseLanguage(request.headers['accept-language'])
+    const page = cataloguePage(ctx, '/vary/accept-language', { variant: lang, title: `WebKrab fixture /vary/accept-language (${lang})`, text: GREETING[lang] })
+    return sendRepresentation(ctx, request, reply, {
+      contentType: 'text/html; charset=utf-8',
+      body: page.body,
+      etag: page.strongTag,
+      lastModified: page.lastModified,
+      vary: 'Accept-Language',
+      headers: { 'content-language': lang }
+    })
+  })
+}

@@ -1,0 +1,125 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Readable } from 'node:stream'
+import { brotliCompressSync, deflateSync, gzipSync, constants as zlibConstants } from 'node:zlib'
+import { httpDate } from './http-date.js'
+import { evaluatePreconditions } from './preconditions.js'
+import type { OriginContext } from './site-state.js'
+
+export type ContentCoding = 'gzip' | 'br' | 'deflate'
+export const CONTENT_CODINGS: readonly ContentCoding[] = ['gzip', 'br', 'deflate']
+
+/** A selected representation and the metadata a 200 would carry. */
+export interface Representation {
+  status?: number
+  contentType: string
+  /** A small body, kept whole on purpose. */
+  body?: Buffer
+  /** A big body, opened only for a GET that gets it. */
+  stream?: { length?: number, open: () => Readable }
+  /** `"tag"` or `W/"tag"`; null or absent: none. */
+  etag?: string | null
+  /** Epoch ms; null or absent: none. */
+  lastModified?: number | null
+  cacheControl?: string
+  /** Epoch ms. */
+  expires?: number
+  vary?: string
+  headers?: Record<string, string>
+  /** A path that breaks the rules can make its 304 differ from the 200 (rotate-on-304). */
+  notModified?: () => { etag?: string, cacheControl?: string }
+  /** Codings offered, chosen by Accept-Encoding (with Vary: Accept-Encoding). */
+  encodings?: readonly ContentCoding[]
+}
+
+/** The coding to use for an Accept-Encoding value (RFC 9110 12.5.3), or null for identity. */
+export function negotiateEncoding (acceptEncoding: string | undefined, offered: readonly ContentCoding[]): ContentCoding | null {
+  if (acceptEncoding === undefined || offered.length === 0) return null
+  let best: ContentCoding | null = null
+  let bestQ = 0
+  const star = /(?:^|,)\s*\*\s*(?:;\s*q=([\d.]+))?/.exec(acceptEncoding)
+  for (const coding of offered) {
+    const m = new RegExp(`(?:^|,)\\s*${coding}\\s*(?:;\\s*q=([\\d.]+))?\\s*(?:,|$)`, 'i').exec(acceptEncoding)
+    const q = m !== null ? Number(m[1] ?? 1) : star !== null ? Number(star[1] ?? 1) : 0
+    if (q > bestQ) {
+      best = coding
+      bestQ = q
+    }
+  }
+  return best
+}
+
+function encode (body: Buffer, coding: ContentCoding): Buffer {
+  if (coding === 'gzip') return gzipSync(body)
+  if (coding === 'deflate') return deflateSync(body)
+  return brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5 } })
+}
+
+function withCoding (etag: string, coding: ContentCoding): string {
+  // a strong ETag must differ between codings of the same content (RFC 9110 8.8.3.3)
+  return etag.endsWith('"') ? `${etag.slice(0, -1)}-${coding}"` : etag
+}
+
+/**
+ * Sends a representation, honouring conditional requests (RFC 9110 13.2.2): a 304
+ * carries the ETag, Cache-Control, Expires, Date, Vary and Last-Modified the 200 would
+ * (RFC 9110 15.4.5) and no body; a failed If-Match or If-Unmodified-Since gets 412.
+ */
+export function sendRepresentation (ctx: OriginContext, request: FastifyRequest, reply: FastifyReply, rep: Representation): FastifyReply {
+  const status = rep.status ?? 200
+  const headers = request.headers
+  let etag = rep.etag ?? null
+  let body = rep.body
+  let vary = rep.vary
+  const coding = rep.encodings !== undefined && body !== undefined ? negotiateEncoding(headers['accept-encoding'], rep.encodings) : null
+  if (rep.encodings !== undefined && rep.encodings.length > 0) vary = vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`
+  if (coding !== null && body !== undefined) {
+    const plain = body
+    const key = `encoded ${coding} ${etag ?? ''} ${plain.length}`
+    body = etag !== null ? ctx.state.memo(key, () => encode(plain, coding)) : encode(plain, coding)
+    if (etag !== null) etag = withCoding(etag, coding)
+    reply.header('content-encoding', coding)
+  }
+  if (rep.headers !== undefined) reply.headers(rep.headers)
+  if (rep.lastModified != null) reply.header('last-modified', httpDate(rep.lastModified))
+  if (vary !== undefined) reply.header('vary', vary)
+  if (rep.expires !== undefined) reply.header('expires', httpDate(rep.expires))
+
+  // Preconditions apply only when the response would otherwise be a 2xx (RFC 9110 13.2.1)
+  if (status >= 200 && status < 300) {
+    const verdict = evaluatePreconditions({
+      method: request.method,
+      ifMatch: headers['if-match'],
+      ifNoneMatch: headers['if-none-match'],
+      ifModifiedSince: headers['if-modified-since'],
+      ifUnmodifiedSince: headers['if-unmodified-since']
+    }, { etag, lastModified: rep.lastModified ?? null })
+    if (verdict.outcome === 'not-modified') {
+      const override = rep.notModified?.() ?? {}
+      const sentEtag = override.etag ?? etag
+      const cacheControl = override.cacheControl ?? rep.cacheControl
+      if (sentEtag !== null) reply.header('etag', sentEtag)
+      if (cacheControl !== undefined) reply.header('cache-control', cacheControl)
+      reply.removeHeader('content-encoding')
+      return reply.code(304).send()
+    }
+    if (verdict.outcome === 'precondition-failed') {
+      return reply.code(412).type('application/json').send(JSON.stringify({ error: 'precondition failed', reason: verdict.reason }))
+    }
+  }
+  if (etag !== null) reply.header('etag', etag)
+  if (rep.cacheControl !== undefined) reply.header('cache-control', rep.cacheControl)
+  reply.code(status).type(rep.contentType)
+  if (status === 204 || status === 304) return reply.send()
+  const length = body !== undefined ? body.length : rep.stream?.length
+  if (request.method === 'HEAD') {
+    // HEAD gets the 200's headers and no body; a big body is never opened (RFC 9110 9.3.2)
+    if (length !== undefined) reply.header('content-length', String(length))
+    return reply.send()
+  }
+  if (body !== undefined) return reply.send(body)
+  if (rep.stream !== undefined) {
+    if (rep.stream.length !== undefined) reply.header('content-length', String(rep.stream.length))
+    return reply.send(rep.stream.open())
+  }
+  return reply.send()
+}

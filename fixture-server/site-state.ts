@@ -1,0 +1,129 @@
+import type { SiteClock } from './site-clock.js'
+import type { Journal } from './journal.js'
+
+/**
+ * What a content change does: `semantic` alters the text (every validator moves),
+ * `cosmetic` alters only whitespace or a comment (a strong ETag moves, a weak one
+ * does not), `rewrite` re-saves identical bytes (only a version-counter ETag and
+ * Last-Modified move).
+ */
+export type ChangeKind = 'semantic' | 'cosmetic' | 'rewrite'
+
+export const CHANGE_KINDS: readonly ChangeKind[] = ['semantic', 'cosmetic', 'rewrite']
+
+/** Changes made from outside (site.change, POST /_webkrab/change) to one path of one origin. */
+export interface ContentRevision {
+  semantic: number
+  cosmetic: number
+  /** Every write, whatever its kind. */
+  writes: number
+  /** Site time of the last write, epoch ms; null when never changed from outside. */
+  lastChangedAt: number | null
+}
+
+const NO_REVISION: Readonly<ContentRevision> = Object.freeze({ semantic: 0, cosmetic: 0, writes: 0, lastChangedAt: null })
+
+const DAY = 86_400_000
+
+/**
+ * State shared by every origin of one fixture site: seed, clock, journal, content
+ * changes made from outside, per-client counters (flaky paths, sequences, churn),
+ * and the URL each origin listens on.
+ */
+export class SiteState {
+  readonly seed: string
+  readonly clock: SiteClock
+  readonly journal: Journal
+  readonly token: string | undefined
+  /** A stable Last-Modified ten days before the clock start, on a whole second. */
+  readonly baseLastModified: number
+  readonly mainOrigin: string
+  /** Every origin's name, the main one first. */
+  readonly originNames: string[]
+  #changes = new Map<string, ContentRevision>()
+  #counters = new Map<string, number>()
+  #originUrls = new Map<string, string>()
+  #memo = new Map<string, unknown>()
+  #connections = 0
+
+  constructor (options: { seed: string, clock: SiteClock, journal: Journal, token?: string, originNames: string[] }) {
+    this.seed = options.seed
+    this.clock = options.clock
+    this.journal = options.journal
+    this.token = options.token
+    this.originNames = [...options.originNames]
+    this.mainOrigin = this.originNames[0]
+    this.baseLastModified = Math.floor((options.clock.startMs - 10 * DAY) / 1000) * 1000
+  }
+
+  /** Records a change to a path; returns its revision after the change. */
+  change (origin: string, path: string, kind: ChangeKind): ContentRevision {
+    const key = `${origin} ${path}`
+    const prev = this.#changes.get(key) ?? NO_REVISION
+    const next: ContentRevision = {
+      semantic: prev.semantic + (kind === 'semantic' ? 1 : 0),
+      cosmetic: prev.cosmetic + (kind === 'cosmetic' ? 1 : 0),
+      writes: prev.writes + 1,
+      lastChangedAt: this.clock.now()
+    }
+    this.#changes.set(key, next)
+    return next
+  }
+
+  revision (origin: string, path: string): Readonly<ContentRevision> {
+    return this.#changes.get(`${origin} ${path}`) ?? NO_REVISION
+  }
+
+  /** Counts one more event for a per-client key and returns the new count (1 for the first). */
+  count (key: string): number {
+    const n = (this.#counters.get(key) ?? 0) + 1
+    this.#counters.set(key, n)
+    return n
+  }
+
+  peek (key: string): number {
+    return this.#counters.get(key) ?? 0
+  }
+
+  /** Forgets per-client state: flaky counters, sequence positions, churn and rotation counters. */
+  resetClientState (): void {
+    this.#counters.clear()
+  }
+
+  /** The next connection id (unique across the origins of this site). */
+  nextConnectionId (): number {
+    return ++this.#connections
+  }
+
+  setOriginUrl (name: string, url: string): void {
+    this.#originUrls.set(name, url)
+  }
+
+  /** An origin's URL without trailing slash; before listening, a placeholder `http://NAME.localhost`. */
+  originUrl (name: string): string {
+    return this.#originUrls.get(name) ?? `http://${name}.localhost`
+  }
+
+  /** Caches derived values (rendered bodies, hashes) that depend only on their key. */
+  memo<T> (key: string, make: () => T): T {
+    if (this.#memo.has(key)) return this.#memo.get(key) as T
+    const value = make()
+    // bounded: a site with thousands of pages and revisions must not grow without end
+    if (this.#memo.size >= 4096) this.#memo.delete(this.#memo.keys().next().value as string)
+    this.#memo.set(key, value)
+    return value
+  }
+}
+
+/** One origin of a site, as its plugins see it. */
+export interface OriginContext {
+  name: string
+  /** Added to site time in this origin's Date header. */
+  skewMs: number
+  state: SiteState
+}
+
+/** The origin's clock: site time shifted by its skew; what Date says. */
+export function originNow (ctx: OriginContext): number {
+  return ctx.state.clock.now() + ctx.skewMs
+}

@@ -1,0 +1,68 @@
+import type { AddressInfo } from 'node:net'
+import { errors } from '../common/errors.js'
+import { buildFixtureSite, type FixtureOptions, type FixtureSite } from './build-fixture-site.js'
+import type { Journal } from './journal.js'
+import type { SiteClock } from './site-clock.js'
+import { originsOf, type SiteDefinition } from './site-definition.js'
+
+export interface StartOptions extends FixtureOptions {
+  /** Default 127.0.0.1. */
+  host?: string
+  /** The main origin's port (default 0: any free port); other origins take the next ones. */
+  port?: number
+}
+
+export interface RunningSite {
+  /** The main origin, no trailing slash. */
+  url: string
+  /** Every origin, main first. */
+  origins: Array<{ name: string, url: string }>
+  journal: Journal
+  clock: SiteClock
+  site: FixtureSite
+  close: () => Promise<void>
+}
+
+export function isLoopback (host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host)
+}
+
+function urlOf (host: string, port: number): string {
+  const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+  return `http://${h}:${port}`
+}
+
+/** Builds the site and listens, one port per origin; resolves once every origin listens. */
+export async function startFixtureSite (site?: SiteDefinition | null, options: StartOptions = {}): Promise<RunningSite> {
+  const host = options.host ?? '127.0.0.1'
+  const built = buildFixtureSite(site, options)
+  const declared = originsOf(built.definition)
+  const origins: Array<{ name: string, url: string }> = []
+  try {
+    for (const [i, origin] of declared.entries()) {
+      const app = built.apps.get(origin.name)
+      if (app === undefined) continue
+      const port = origin.port ?? (options.port !== undefined && options.port !== 0 ? options.port + i : 0)
+      try {
+        await app.listen({ host, port })
+      } catch (err) {
+        throw errors.WEBKRAB_ERR_BAD_FLAG(`origin "${origin.name}" cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err })
+      }
+      const address = app.server.address() as AddressInfo
+      const url = urlOf(host === '0.0.0.0' || host === '::' ? host : host, address.port)
+      built.state.setOriginUrl(origin.name, url)
+      origins.push({ name: origin.name, url })
+    }
+  } catch (err) {
+    await built.close()
+    throw err
+  }
+  return {
+    url: origins[0].url,
+    origins,
+    journal: built.journal,
+    clock: built.clock,
+    site: built,
+    close: built.close
+  }
+}
