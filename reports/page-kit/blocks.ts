@@ -9,14 +9,16 @@ export interface Stat {
   value: string
   raw?: number | string
   detail?: string
+  /** Detail as HTML (e.g. sub-figures with their own data attributes); used instead of `detail`. */
+  detailHtml?: string
   tone?: Tone
 }
 
 /** A row of headline figures. Each carries stable ids and data attributes for tests and tools. */
 export function statTiles (stats: Stat[]): string {
   const tiles = stats.map(s => `<div${attrs({ class: `stat${s.tone === undefined ? '' : ` ${s.tone}`}`, id: `stat-${s.id}`, 'data-stat': s.id, 'data-value': s.raw })}>` +
-    `<div class="label">${escapeHtml(s.label)}</div><div class="value">${escapeHtml(s.value)}</div>` +
-    (s.detail === undefined ? '' : `<div class="detail">${escapeHtml(s.detail)}</div>`) + '</div>')
+    `<div class="label">${escapeHtml(s.label)}</div><div class="value${s.value.length > 9 ? ' long' : ''}">${escapeHtml(s.value)}</div>` +
+    (s.detailHtml !== undefined ? `<div class="detail">${s.detailHtml}</div>` : s.detail !== undefined ? `<div class="detail">${escapeHtml(s.detail)}</div>` : '') + '</div>')
   return `<div class="stats">${tiles.join('')}</div>`
 }
 

@@ -30,13 +30,15 @@ p { margin: 0 0 10px; }
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 a { color: var(--accent); }
 section.card { border: 1px solid var(--grid); border-radius: 10px; padding: 18px 20px; margin: 0 0 20px; background: #fff; break-inside: avoid; }
-.grid-2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 20px; }
+.grid-2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 20px; margin: 0 0 20px; }
+section.card .grid-2 { margin: 0; }
 .grid-2 > section.card { margin: 0; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(190px, 1fr)); gap: 14px; margin: 0 0 20px; }
 .stat { border: 1px solid var(--grid); border-left: 4px solid var(--accent); border-radius: 8px; padding: 12px 14px; background: #fff; break-inside: avoid; }
 .stat.good { border-left-color: var(--good); } .stat.warn { border-left-color: var(--warn); } .stat.bad { border-left-color: var(--bad); }
 .stat .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; }
 .stat .value { font-size: 26px; font-weight: 650; line-height: 1.2; margin: 2px 0; font-variant-numeric: tabular-nums; }
+.stat .value.long { font-size: 19px; line-height: 1.6; overflow-wrap: anywhere; }
 .stat .detail { color: var(--muted); font-size: 12.5px; }
 .badge { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; line-height: 20px; background: var(--grid); color: var(--ink); white-space: nowrap; }
 .badge.good { background: #d1f0e6; color: #05603f; } .badge.warn { background: #fdecc8; color: #7a4d00; }
@@ -60,8 +62,11 @@ table.data th.sortable { cursor: pointer; user-select: none; }
 table.data th.sortable::after { content: " \\2195"; color: #cbd5e1; }
 table.data th[aria-sort="ascending"]::after { content: " \\2191"; color: var(--ink); }
 table.data th[aria-sort="descending"]::after { content: " \\2193"; color: var(--ink); }
+table.data th[scope="row"] { background: none; color: var(--ink); font-size: 13px; font-weight: 500; white-space: normal; }
 table.data tbody tr:hover { background: #f1f5f9; }
-table.data td.url { word-break: break-all; min-width: 240px; }
+table.data td.url { word-break: break-all; min-width: 220px; }
+table.data td.wide { min-width: 300px; }
+table.data.compact th, table.data.compact td { padding: 4px 8px; }
 @media (max-width: 720px) { header.page, main, footer.page { padding-left: 16px; padding-right: 16px; } }
 @media print {
   body { font-size: 11px; }
