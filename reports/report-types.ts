@@ -169,6 +169,14 @@ export interface ResourceReport {
   bytes: { received: number, body: number, decompressed: number }
   /** Change-rate estimate and plan (present when planning is on). */
   plan: { ratePerDay: number, reason: string, conditional: boolean } | null
+  /** Where the content came from: `url`, or the end of its redirect chain. */
+  finalUrl?: string
+  /**
+   * What the content digests said: `new` (nothing to compare with), `same` (byte
+   * for byte), `cosmetic` (whitespace or comments only), `semantic`; null when no
+   * body was read this run (a 304, a reuse, a failure).
+   */
+  change?: 'new' | 'same' | 'cosmetic' | 'semantic' | null
 }
 
 export interface IncompleteEntry {
