@@ -1,0 +1,420 @@
+/**
+ * The per-origin scheduler: which job starts when.
+ *
+ * - A global concurrency limit and a per-origin one (default 2), and a politeness
+ *   delay between request starts on the same origin.
+ * - One queue per origin, served round-robin, so a slow, deferred or stopped origin
+ *   never holds up another.
+ * - `defer(origin, untilMs)`: no job of that origin starts before untilMs, including
+ *   jobs already queued (a rate limit speaks for the origin: RFC 6585 section 4).
+ * - A run deadline: the scheduler never sleeps past it. At the deadline it aborts the
+ *   running jobs' signal, starts nothing more, and hands back what was still queued.
+ *   When everything left is waiting for a time at or after the deadline, it ends at
+ *   once rather than idling until the deadline.
+ *
+ * Time comes from an injected clock, so tests drive it exactly; the crawler passes
+ * `monotonicClock`. All times (deadline, defer, notBefore) are on that clock.
+ */
+
+export interface SchedulerClock {
+  now: () => number
+  /** Resolves after `ms`, or at once (without rejecting) when `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+/** setTimeout cannot wait longer than 2^31 - 1 ms; longer sleeps wake up and sleep again. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
+/** A monotonic clock (performance.now) with cancellable timers. */
+export const monotonicClock: SchedulerClock = {
+  now: () => performance.now(),
+  sleep: (ms, signal) => new Promise<void>(resolve => {
+    if (signal.aborted) { resolve(); return }
+    const onAbort = (): void => { clearTimeout(timer); resolve() }
+    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, Math.min(Math.max(0, ms), MAX_TIMER_MS))
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+export interface SchedulerDeferral {
+  untilMs: number
+  reason: string
+  /** The server's signal, e.g. `429 Retry-After: 600`. */
+  signal: string
+}
+
+export interface SchedulerOptions<J> {
+  /** Jobs running at once across all origins (at least 1). */
+  concurrency: number
+  /** Jobs running at once per origin (at least 1). Default 2. */
+  perOriginConcurrency?: number
+  /** Minimum time between two job starts on the same origin. Default 0. */
+  politenessDelayMs?: number
+  /** No job starts at or after this time; null for no deadline. */
+  deadlineMs?: number | null
+  clock?: SchedulerClock
+  /**
+   * Asked right before a job starts (the place for run budgets such as max-requests).
+   * Return null to let it start, or a reason to stop the run: the job and everything
+   * still queued are handed back as leftover with `why: 'stopped'`.
+   */
+  beforeStart?: (job: J, origin: string) => string | null
+}
+
+export interface JobContext {
+  origin: string
+  /** Aborted at the run's deadline (and by `stop(reason, { abort: true })`). */
+  signal: AbortSignal
+  startedMs: number
+}
+
+export type Worker<J> = (job: J, context: JobContext) => Promise<void>
+
+/** Why a job was never started. */
+export type LeftoverWhy = 'deadline' | 'deferred' | 'origin-stopped' | 'stopped'
+
+export interface Leftover<J> {
+  job: J
+  origin: string
+  why: LeftoverWhy
+  reason: string
+  /** The origin's deferral, when it was deferred. */
+  deferral: SchedulerDeferral | null
+}
+
+export type SchedulerStop = 'completed' | 'deadline' | 'stopped'
+
+export interface SchedulerResult<J> {
+  stoppedBy: SchedulerStop
+  reason: string
+  /** Jobs that never started, in queue order per origin. */
+  leftover: Array<Leftover<J>>
+}
+
+export interface AddOptions {
+  /** The job may not start before this time (a retry's `atMs`). */
+  notBefore?: number
+}
+
+interface Timed<J> { job: J, notBefore: number }
+
+/** A FIFO with O(1) shift and unshift. */
+class Fifo<T> {
+  private items: T[] = []
+  private head = 0
+  get length (): number { return this.items.length - this.head }
+  push (item: T): void { this.items.push(item) }
+  unshift (item: T): void {
+    if (this.head > 0) this.items[--this.head] = item
+    else this.items.unshift(item)
+  }
+
+  shift (): T | undefined {
+    if (this.head >= this.items.length) return undefined
+    const item = this.items[this.head]
+    this.items[this.head++] = undefined as T
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+    return item
+  }
+
+  drain (): T[] {
+    const rest = this.items.slice(this.head)
+    this.items = []
+    this.head = 0
+    return rest
+  }
+}
+
+interface OriginState<J> {
+  origin: string
+  queue: Fifo<J>
+  /** Jobs with a notBefore in the future, earliest first. */
+  delayed: Array<Timed<J>>
+  active: number
+  limit: number
+  lastStartMs: number
+  deferral: SchedulerDeferral | null
+  stopped: string | null
+}
+
+type Phase = 'idle' | 'running' | 'draining' | 'done'
+
+export class Scheduler<J> {
+  private readonly concurrency: number
+  private readonly perOrigin: number
+  private readonly politenessMs: number
+  private readonly deadlineMs: number | null
+  private readonly clock: SchedulerClock
+  private readonly beforeStart: ((job: J, origin: string) => string | null) | undefined
+  private readonly origins = new Map<string, OriginState<J>>()
+  /** Origins that have queued work, in round-robin order (served ones move to the end). */
+  private readonly rotation = new Map<string, OriginState<J>>()
+  private readonly leftover: Array<Leftover<J>> = []
+  private readonly running = new Set<Promise<void>>()
+  private readonly abort = new AbortController()
+  private phase: Phase = 'idle'
+  private ran = false
+  private outcome: { stoppedBy: SchedulerStop, reason: string } | null = null
+  private wake: (() => void) | null = null
+  private failure: { error: unknown } | null = null
+
+  constructor (options: SchedulerOptions<J>) {
+    this.concurrency = Math.max(1, Math.floor(options.concurrency))
+    this.perOrigin = Math.max(1, Math.floor(options.perOriginConcurrency ?? 2))
+    this.politenessMs = Math.max(0, options.politenessDelayMs ?? 0)
+    this.deadlineMs = options.deadlineMs ?? null
+    this.clock = options.clock ?? monotonicClock
+    this.beforeStart = options.beforeStart
+  }
+
+  /** Jobs running now. */
+  get active (): number { return this.running.size }
+
+  /** Jobs waiting to start. */
+  get pending (): number {
+    let n = 0
+    for (const state of this.rotation.values()) n += state.queue.length + state.delayed.length
+    return n
+  }
+
+  /** The run's signal, aborted at the deadline (or by an aborting stop); each job's signal follows it. */
+  get signal (): AbortSignal { return this.abort.signal }
+
+  /** Queues a job for an origin. During the drain after a stop or the deadline, it goes straight to leftover. */
+  add (origin: string, job: J, options: AddOptions = {}): void {
+    const state = this.stateOf(origin)
+    if (state.stopped !== null) {
+      this.leftover.push({ job, origin, why: 'origin-stopped', reason: state.stopped, deferral: state.deferral })
+      return
+    }
+    if (this.phase === 'draining' || this.phase === 'done') {
+      this.leftover.push(this.leftoverFor(state, job))
+      return
+    }
+    const notBefore = options.notBefore ?? Number.NEGATIVE_INFINITY
+    if (notBefore > this.clock.now()) {
+      const at = state.delayed.findIndex(d => d.notBefore > notBefore)
+      state.delayed.splice(at === -1 ? state.delayed.length : at, 0, { job, notBefore })
+    } else {
+      state.queue.push(job)
+    }
+    this.rotation.set(origin, state)
+    this.kick()
+  }
+
+  /** No job of this origin starts before `untilMs`, queued ones included. A later deferral extends an earlier one, never shortens it. */
+  defer (origin: string, untilMs: number, deferral: { reason: string, signal: string }): void {
+    const state = this.stateOf(origin)
+    if (state.deferral === null || untilMs >= state.deferral.untilMs) {
+      state.deferral = { untilMs, reason: deferral.reason, signal: deferral.signal }
+    }
+    this.kick()
+  }
+
+  /** The origin's current deferral, if any (it stays recorded after it ends). */
+  deferralOf (origin: string): SchedulerDeferral | null {
+    return this.origins.get(origin)?.deferral ?? null
+  }
+
+  /** Stops an origin's work for this run: its queued jobs (and any added later) become leftover. */
+  stopOrigin (origin: string, reason: string): void {
+    const state = this.stateOf(origin)
+    if (state.stopped !== null) return
+    state.stopped = reason
+    for (const job of this.takeQueued(state)) this.leftover.push({ job, origin, why: 'origin-stopped', reason, deferral: state.deferral })
+    this.kick()
+  }
+
+  /** Lowers an origin's concurrency by one, or to `to`; never below 1. Returns the new limit. */
+  lowerConcurrency (origin: string, to?: number): number {
+    const state = this.stateOf(origin)
+    const target = to === undefined ? state.limit - 1 : Math.floor(to)
+    state.limit = Math.max(1, Math.min(state.limit, target))
+    return state.limit
+  }
+
+  /** The origin's concurrency limit now. */
+  concurrencyOf (origin: string): number {
+    return this.origins.get(origin)?.limit ?? this.perOrigin
+  }
+
+  /** Stops the run: nothing more starts; queued jobs become leftover. Running jobs finish, or are aborted with `abort: true`. */
+  stop (reason: string, options: { abort?: boolean } = {}): void {
+    this.beginDrain('stopped', reason)
+    if (options.abort === true) this.abort.abort(new Error(reason))
+  }
+
+  /**
+   * Runs queued jobs (and jobs added while running) through `worker` until none are
+   * left, the deadline passes, or `stop` is called. Resolves when every started job
+   * has settled. A worker that throws stops the run, and `run` rejects with its error
+   * once the others have settled: workers are expected to record their own failures.
+   */
+  async run (worker: Worker<J>): Promise<SchedulerResult<J>> {
+    if (this.ran) throw new Error('Scheduler.run can be called once')
+    this.ran = true
+    if (this.phase === 'idle') this.phase = 'running'
+    while (this.phase === 'running') {
+      const now = this.clock.now()
+      if (this.deadlineMs !== null && now >= this.deadlineMs) {
+        this.beginDrain('deadline', 'the run reached its deadline')
+        this.abort.abort(new Error('deadline'))
+        break
+      }
+      const nextMs = this.dispatch(worker, now)
+      if (this.phase !== 'running') break
+      if (this.running.size === 0) {
+        if (this.rotation.size === 0) {
+          this.finish('completed', 'every queued job ran')
+          break
+        }
+        if (this.deadlineMs !== null && nextMs >= this.deadlineMs) {
+          // nothing runs and nothing may start before the deadline: end now, not at the deadline
+          this.beginDrain('deadline', 'the remaining work may not start before the run\'s deadline')
+          break
+        }
+        if (nextMs === Number.POSITIVE_INFINITY) {
+          this.beginDrain('stopped', 'the remaining work is deferred without end')
+          break
+        }
+      }
+      const wakeAt = this.deadlineMs === null ? nextMs : Math.min(nextMs, this.deadlineMs)
+      await this.waitUntil(wakeAt, now)
+    }
+    await this.settle()
+    this.phase = 'done'
+    if (this.failure !== null) throw this.failure.error
+    const outcome = this.outcome ?? { stoppedBy: 'completed' as const, reason: 'every queued job ran' }
+    return { stoppedBy: outcome.stoppedBy, reason: outcome.reason, leftover: this.leftover }
+  }
+
+  private stateOf (origin: string): OriginState<J> {
+    let state = this.origins.get(origin)
+    if (state === undefined) {
+      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null }
+      this.origins.set(origin, state)
+    }
+    return state
+  }
+
+  /** The earliest time the origin may start its next job, ignoring its concurrency limit. */
+  private readyAt (state: OriginState<J>): number {
+    const jobAt = state.queue.length > 0 ? Number.NEGATIVE_INFINITY : (state.delayed[0]?.notBefore ?? Number.POSITIVE_INFINITY)
+    return Math.max(jobAt, state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + this.politenessMs)
+  }
+
+  /** Starts every job that may start now, round-robin across origins; returns when the next waiting origin becomes ready. */
+  private dispatch (worker: Worker<J>, now: number): number {
+    let next = Number.POSITIVE_INFINITY
+    let progress = true
+    while (progress && this.phase === 'running') {
+      progress = false
+      next = Number.POSITIVE_INFINITY
+      for (const state of [...this.rotation.values()]) {
+        // with every slot taken, only a finishing job can start another: no need to look further
+        if (this.phase !== 'running' || this.running.size >= this.concurrency) break
+        while (state.delayed.length > 0 && state.delayed[0].notBefore <= now) {
+          // a retry that is due goes ahead of fresh work: it finishes a resource sooner
+          state.queue.unshift((state.delayed.shift() as Timed<J>).job)
+        }
+        const at = this.readyAt(state)
+        if (at > now) { next = Math.min(next, at); continue }
+        if (state.active >= state.limit || this.running.size >= this.concurrency) continue
+        const job = state.queue.shift() as J
+        if (this.beforeStart !== undefined) {
+          const refusal = this.beforeStart(job, state.origin)
+          if (refusal !== null) {
+            state.queue.unshift(job)
+            this.beginDrain('stopped', refusal)
+            break
+          }
+        }
+        this.start(worker, state, job, now)
+        progress = true
+        this.rotation.delete(state.origin)
+        if (state.queue.length + state.delayed.length > 0) this.rotation.set(state.origin, state)
+      }
+    }
+    return next
+  }
+
+  private start (worker: Worker<J>, state: OriginState<J>, job: J, now: number): void {
+    state.active++
+    state.lastStartMs = now
+    // each job gets its own signal, linked to the run's, so a job's listeners end with the job
+    const jobAbort = new AbortController()
+    const onRunAbort = (): void => { jobAbort.abort(this.abort.signal.reason) }
+    if (this.abort.signal.aborted) onRunAbort()
+    else this.abort.signal.addEventListener('abort', onRunAbort, { once: true })
+    const context: JobContext = { origin: state.origin, signal: jobAbort.signal, startedMs: now }
+    const holder: { done?: Promise<void> } = {}
+    holder.done = (async () => {
+      try {
+        await worker(job, context)
+      } catch (error) {
+        if (this.failure === null) this.failure = { error }
+        this.beginDrain('stopped', `a job failed: ${error instanceof Error ? error.message : String(error)}`)
+      } finally {
+        this.abort.signal.removeEventListener('abort', onRunAbort)
+        state.active--
+        if (holder.done !== undefined) this.running.delete(holder.done)
+        this.kick()
+      }
+    })()
+    this.running.add(holder.done)
+  }
+
+  private async waitUntil (wakeAt: number, now: number): Promise<void> {
+    if (wakeAt <= now) return
+    const controller = new AbortController()
+    const woken = new Promise<void>(resolve => { this.wake = resolve })
+    const sleeping = Number.isFinite(wakeAt) ? this.clock.sleep(wakeAt - now, controller.signal) : new Promise<void>(() => {})
+    await Promise.race([woken, sleeping])
+    this.wake = null
+    controller.abort()
+  }
+
+  private kick (): void {
+    const wake = this.wake
+    this.wake = null
+    if (wake !== null) wake()
+  }
+
+  private takeQueued (state: OriginState<J>): J[] {
+    const jobs = [...state.queue.drain(), ...state.delayed.map(d => d.job)]
+    state.delayed = []
+    this.rotation.delete(state.origin)
+    return jobs
+  }
+
+  private leftoverFor (state: OriginState<J>, job: J): Leftover<J> {
+    const why = this.outcome?.stoppedBy === 'deadline' ? 'deadline' : 'stopped'
+    const reason = this.outcome?.reason ?? 'the run stopped'
+    if (why === 'deadline' && state.deferral !== null && state.deferral.untilMs > this.clock.now()) {
+      return { job, origin: state.origin, why: 'deferred', reason: state.deferral.reason, deferral: state.deferral }
+    }
+    return { job, origin: state.origin, why, reason, deferral: state.deferral }
+  }
+
+  private beginDrain (stoppedBy: 'deadline' | 'stopped', reason: string): void {
+    if (this.phase === 'draining' || this.phase === 'done') return
+    this.outcome = { stoppedBy, reason }
+    this.phase = 'draining'
+    for (const state of [...this.rotation.values()]) {
+      for (const job of this.takeQueued(state)) this.leftover.push(this.leftoverFor(state, job))
+    }
+    this.kick()
+  }
+
+  private finish (stoppedBy: SchedulerStop, reason: string): void {
+    this.outcome = { stoppedBy, reason }
+    this.phase = 'draining'
+  }
+
+  private async settle (): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running])
+  }
+}
