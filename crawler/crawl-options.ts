@@ -1,0 +1,178 @@
+import { errors } from '../common/errors.js'
+import { version } from '../common/version.js'
+import type { Budgets } from '../reports/report-types.js'
+import { DEFAULT_BUDGETS } from './policy/budgets.js'
+import type { ChangeMode } from './policy/change.js'
+import type { CrawlEvent } from './crawl-events.js'
+import type { Retain } from './stored-record.js'
+
+/** The options of `crawl()`: the library form of `webkrab crawl`. */
+export interface CrawlOptions {
+  urls: string[]
+  /** The SQLite store's file path. */
+  store: string
+  /** Write the JSON fetch report here. */
+  report?: string
+  /** Request context, e.g. `{ 'Accept-Language': 'fr' }`: sent with every request, and what a Vary can select on. */
+  headers?: Record<string, string>
+  revalidateAlways?: boolean
+  retain?: Retain
+  change?: ChangeMode
+  plan?: boolean
+  userAgent?: string
+  maxDurationMs?: number
+  maxRequests?: number
+  maxBytes?: number
+  maxBodyBytes?: number
+  maxDecompressedBytes?: number
+  maxRedirects?: number
+  maxAttempts?: number
+  concurrency?: number
+  perOriginConcurrency?: number
+  connectTimeoutMs?: number
+  responseTimeoutMs?: number
+  /** Origins the crawl may request; default: the origins of the seed URLs. */
+  scope?: string[]
+  /** Progress and report building. */
+  onEvent?: (event: CrawlEvent) => void
+  signal?: AbortSignal
+}
+
+export interface ResolvedOptions {
+  urls: string[]
+  store: string
+  report: string | null
+  /** Request-context headers, lower-case names. */
+  headers: Record<string, string>
+  /** Every header a request carries before conditionals (defaults + context). */
+  requestHeaders: Record<string, string>
+  revalidateAlways: boolean
+  retain: Retain
+  change: ChangeMode
+  plan: boolean
+  budgets: Budgets & { maxAttempts: number, maxRedirects: number, concurrency: number, perOriginConcurrency: number, connectTimeoutMs: number, responseTimeoutMs: number }
+  onEvent: ((event: CrawlEvent) => void) | null
+  signal: AbortSignal | null
+}
+
+export const DEFAULT_USER_AGENT = `webkrab/${version} (reference crawler)`
+export const DEFAULT_ACCEPT_ENCODING = 'gzip, deflate, br'
+
+/**
+ * Headers the operator may not set: the crawler owns conditionals, framing and
+ * connection management, and it never sends credentials (issue 8, point 5).
+ */
+const RESERVED_HEADERS: Record<string, string> = {
+  'if-none-match': 'the crawler chooses its own conditional headers',
+  'if-modified-since': 'the crawler chooses its own conditional headers',
+  'if-match': 'the crawler sends only GET without preconditions on state',
+  'if-unmodified-since': 'the crawler sends only GET without preconditions on state',
+  'if-range': 'the crawler does not make range requests',
+  range: 'the crawler does not make range requests',
+  host: 'the Host comes from the URL',
+  connection: 'connections are managed by the crawler',
+  'keep-alive': 'connections are managed by the crawler',
+  'transfer-encoding': 'a GET has no body',
+  'content-length': 'a GET has no body',
+  te: 'connections are managed by the crawler',
+  upgrade: 'connections are managed by the crawler',
+  authorization: 'the crawler never sends credentials',
+  'proxy-authorization': 'the crawler never sends credentials',
+  cookie: 'the crawler never sends credentials'
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+function checkUrl (raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw errors.WEBKRAB_ERR_BAD_URL(JSON.stringify(raw))
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.WEBKRAB_ERR_BAD_URL(`${JSON.stringify(raw)} uses ${url.protocol.replace(/:$/, '')}:`)
+  if (url.username !== '' || url.password !== '') throw errors.WEBKRAB_ERR_BAD_URL(`${JSON.stringify(raw)} carries credentials; the crawler never sends any`)
+  url.hash = ''
+  return url.href
+}
+
+function checkOrigin (raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--scope ${JSON.stringify(raw)} is not an origin such as http://127.0.0.1:8080`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.WEBKRAB_ERR_BAD_FLAG(`--scope ${JSON.stringify(raw)} is not an http(s) origin`)
+  return url.origin
+}
+
+function count (name: string, value: number | undefined, min: number): number | null {
+  if (value === undefined || value === null) return null
+  if (!Number.isSafeInteger(value) || value < min) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be a whole number of at least ${min}, not ${String(value)}`)
+  return value
+}
+
+function amount (name: string, value: number | undefined): number | null {
+  if (value === undefined || value === null) return null
+  if (!Number.isFinite(value) || value < 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be a non-negative number, not ${String(value)}`)
+  return value
+}
+
+/** Validates options before anything is opened or sent; bad input throws a WebKrab input error. */
+export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
+  if (!Array.isArray(o.urls) || o.urls.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed')
+  if (typeof o.store !== 'string' || o.store.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('--store FILE is needed: the SQLite file that keeps records between runs')
+  const urls = [...new Set(o.urls.map(checkUrl))]
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(o.headers ?? {})) {
+    const lower = name.trim().toLowerCase()
+    if (!TOKEN.test(lower)) throw errors.WEBKRAB_ERR_BAD_FLAG(`header name ${JSON.stringify(name)} is not a token (RFC 9110 section 5.1)`)
+    if (RESERVED_HEADERS[lower] !== undefined) throw errors.WEBKRAB_ERR_BAD_FLAG(`header ${name} cannot be set: ${RESERVED_HEADERS[lower]}`)
+    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) throw errors.WEBKRAB_ERR_BAD_FLAG(`header ${name} has a value that is not a field value`)
+    headers[lower] = value.trim()
+  }
+  const retain = o.retain ?? 'body'
+  if (!['body', 'headers', 'none'].includes(retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain must be body, headers or none, not ${JSON.stringify(retain)}`)
+  const change = o.change ?? 'semantic'
+  if (!['strict', 'semantic'].includes(change)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--change must be strict or semantic, not ${JSON.stringify(change)}`)
+  const d = DEFAULT_BUDGETS
+  const scope = o.scope !== undefined && o.scope.length > 0
+    ? [...new Set(o.scope.map(checkOrigin))]
+    : [...new Set(urls.map(u => new URL(u).origin))]
+  const budgets: ResolvedOptions['budgets'] = {
+    maxDurationMs: amount('max-duration', o.maxDurationMs) ?? d.maxDurationMs,
+    maxRequests: count('max-requests', o.maxRequests, 0) ?? d.maxRequests,
+    maxBytes: count('max-bytes', o.maxBytes, 0) ?? d.maxBytes,
+    maxBodyBytes: count('max-body-bytes', o.maxBodyBytes, 0) ?? d.maxBodyBytes,
+    maxDecompressedBytes: count('max-decompressed-bytes', o.maxDecompressedBytes, 0) ?? d.maxDecompressedBytes,
+    maxRedirects: count('max-redirects', o.maxRedirects, 0) ?? d.maxRedirects ?? 10,
+    maxAttempts: count('max-attempts', o.maxAttempts, 1) ?? d.maxAttempts ?? 3,
+    concurrency: count('concurrency', o.concurrency, 1) ?? d.concurrency ?? 8,
+    perOriginConcurrency: count('per-origin-concurrency', o.perOriginConcurrency, 1) ?? d.perOriginConcurrency ?? 2,
+    connectTimeoutMs: amount('connect-timeout', o.connectTimeoutMs) ?? d.connectTimeoutMs ?? 10_000,
+    responseTimeoutMs: amount('response-timeout', o.responseTimeoutMs) ?? d.responseTimeoutMs ?? 60_000,
+    scope
+  }
+  const userAgent = o.userAgent ?? headers['user-agent'] ?? DEFAULT_USER_AGENT
+  const requestHeaders: Record<string, string> = {
+    accept: '*/*',
+    'accept-encoding': DEFAULT_ACCEPT_ENCODING,
+    ...headers,
+    'user-agent': userAgent
+  }
+  return {
+    urls,
+    store: o.store,
+    report: o.report ?? null,
+    headers,
+    requestHeaders,
+    revalidateAlways: o.revalidateAlways === true,
+    retain,
+    change,
+    plan: o.plan === true,
+    budgets,
+    onEvent: o.onEvent ?? null,
+    signal: o.signal ?? null
+  }
+}

@@ -1,0 +1,538 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { parseHttpDate } from '../common/http-date.js'
+import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/report-types.js'
+import type { CrawlEvent } from './crawl-events.js'
+import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
+import { Fetcher, type FetchResult } from './fetch.js'
+import { judgeStorability } from './policy/cache.js'
+import { mayStartRequest, type BudgetName } from './policy/budgets.js'
+import { decideRedirect } from './policy/redirect.js'
+import { decideRetry } from './policy/retry.js'
+import { parseRetryAfter } from './policy/retry-after.js'
+import { recordInTime, recordTimeout, startTally, type TimeoutTally } from './policy/timeouts.js'
+import { decideVisit } from './policy/visit.js'
+import { updateFromFullResponse, updateFromNotModified } from './record-update.js'
+import { ReportBuilder } from './report-builder.js'
+import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
+import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
+import { Store, type BodyWriter } from './store.js'
+
+/**
+ * The run loop: wires the pure policies, the one fetch path and the store
+ * together, and says what it did in events (the report is built from them).
+ *
+ * A run has two phases. A stored response that looks fresh is reused only once
+ * the crawler knows the origin's clock (freshness is reckoned in the server's
+ * time, RFC 9111 section 4.2.3): so every resource that needs a request goes
+ * first, each response's Date updates the origin's clock, and the reuse
+ * candidates are judged again afterwards. An origin the run never hears from
+ * keeps the clock offset seen last time.
+ */
+export async function crawl (options: CrawlOptions): Promise<FetchReport> {
+  const opts = resolveCrawlOptions(options)
+  const builder = new ReportBuilder()
+  const emit = (event: CrawlEvent): void => {
+    builder.add(event)
+    opts.onEvent?.(event)
+  }
+  const store = Store.open(opts.store)
+  const run = new CrawlRun(opts, store, emit)
+  try {
+    await run.execute()
+  } finally {
+    await run.close()
+    store.close()
+  }
+  const report = builder.build()
+  if (opts.report !== null) writeReport(opts.report, report)
+  return report
+}
+
+/** Writes the report atomically (a reader never sees half a file). */
+export function writeReport (path: string, report: FetchReport): void {
+  mkdirSync(dirname(path), { recursive: true })
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`)
+  renameSync(tmp, path)
+}
+
+interface OriginClock { offsetMs: number, observedLocalMs: number, confirmed: boolean }
+
+const TIMEOUT_CODES = new Set(['WEBKRAB_ERR_CONNECT_TIMEOUT', 'WEBKRAB_ERR_HEADERS_TIMEOUT', 'WEBKRAB_ERR_BODY_TIMEOUT', 'WEBKRAB_ERR_RESPONSE_TIMEOUT'])
+
+class CrawlRun {
+  private readonly fetcher: Fetcher
+  private readonly clock = monotonicClock
+  private readonly startedMs: number
+  private readonly deadlineMs: number | null
+  private readonly usage: { requests: number, bytesReceived: number, startedMs: number }
+  private readonly clocks: Map<string, OriginClock>
+  private readonly tallies = new Map<string, TimeoutTally>()
+  private readonly postponed: ResourceTask[] = []
+  private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
+  private scheduler: Scheduler<ResourceTask> | null = null
+  private phase: 1 | 2 = 1
+  private seq = 0
+  private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
+
+  constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
+    const b = opts.budgets
+    this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs })
+    this.startedMs = this.clock.now()
+    this.deadlineMs = b.maxDurationMs === null ? null : this.startedMs + b.maxDurationMs
+    this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
+    this.clocks = new Map([...store.originClocks()].map(([o, c]) => [o, { ...c, confirmed: false }]))
+  }
+
+  async execute (): Promise<void> {
+    const { opts } = this
+    this.emit({
+      type: 'run-start',
+      at: new Date().toISOString(),
+      seeds: opts.urls,
+      store: opts.store,
+      budgets: opts.budgets,
+      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers }
+    })
+    const onAbort = (): void => {
+      this.stopRun('interrupted', 'the run was interrupted', null)
+      this.scheduler?.stop('the run was interrupted', { abort: true })
+    }
+    if (opts.signal?.aborted === true) onAbort()
+    opts.signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      await this.runPhase(opts.urls.map((url, i) => newTask(i, url)))
+      this.phase = 2
+      if (this.postponed.length > 0) await this.runPhase(this.postponed.splice(0))
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort)
+      this.store.noteAnswers(this.notes)
+      this.store.saveOriginClocks([...this.clocks].filter(([, c]) => c.confirmed))
+    }
+    this.emit({
+      type: 'run-end',
+      at: new Date().toISOString(),
+      stoppedBy: this.stop?.stoppedBy ?? 'completed',
+      stopReason: this.stop?.reason ?? 'every seed URL was visited'
+    })
+  }
+
+  async close (): Promise<void> {
+    await this.fetcher.destroy()
+  }
+
+  private async runPhase (tasks: ResourceTask[]): Promise<void> {
+    const scheduler = new Scheduler<ResourceTask>({
+      concurrency: this.opts.budgets.concurrency,
+      perOriginConcurrency: this.opts.budgets.perOriginConcurrency,
+      deadlineMs: this.deadlineMs,
+      clock: this.clock,
+      beforeStart: () => {
+        if (this.stop !== null) return this.stop.reason
+        const check = mayStartRequest(this.usage, this.opts.budgets, this.clock.now())
+        if (check.ok) return null
+        this.stopRun(check.stoppedBy ?? 'completed', check.reason, check.budget)
+        return check.reason
+      }
+    })
+    this.scheduler = scheduler
+    if (this.stop?.stoppedBy === 'interrupted') scheduler.stop('the run was interrupted')
+    for (const task of tasks) this.prepare(task, scheduler)
+    const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
+    if (result.stoppedBy === 'deadline') this.stopRun('budget:duration', `the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
+    for (const left of result.leftover) this.finishLeftover(left)
+  }
+
+  private requestHeaders (task: ResourceTask): Record<string, string> {
+    const headers = { ...this.opts.requestHeaders }
+    for (const name of task.dropHeaders) delete headers[name]
+    return headers
+  }
+
+  /** The origin server's time now, as its Date headers let us estimate it. */
+  private serverNow (origin: string): number {
+    return Date.now() + (this.clocks.get(origin)?.offsetMs ?? 0)
+  }
+
+  private learnClock (origin: string, date: string | undefined): void {
+    if (date === undefined) return
+    const local = Date.now()
+    const ms = parseHttpDate(date, local)
+    if (ms === null) return
+    this.clocks.set(origin, { offsetMs: ms - local, observedLocalMs: local, confirmed: true })
+  }
+
+  /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
+  private prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
+    const url = new URL(task.url)
+    const origin = url.origin
+    if (task.hop === 0 && !this.opts.budgets.scope.includes(origin)) {
+      task.decision = { action: 'skip', reason: `${origin} is outside the scope (${this.opts.budgets.scope.join(', ')})`, header: null, conditionalHeaders: {}, freshness: null }
+      this.finish(task, { outcome: 'out-of-scope', reason: task.decision.reason, status: null, record: null, validator: validatorReport(null, null, null, null), requestContext: this.opts.headers })
+      return
+    }
+    const headers = this.requestHeaders(task)
+    task.record = this.store.find(task.url, headers)
+    task.decision = decideVisit({ record: task.record, requestHeaders: headers, serverNowMs: this.serverNow(origin), revalidateAlways: this.opts.revalidateAlways })
+    if (task.decision.action === 'reuse') {
+      if (this.phase === 1 && this.clocks.get(origin)?.confirmed !== true) {
+        this.postponed.push(task)
+        return
+      }
+      const record = task.record
+      if (record !== null) this.notes.push({ id: record.id, status: null, outcome: 'reused-fresh', atMs: this.serverNow(origin) })
+      this.finish(task, {
+        outcome: 'reused-fresh',
+        reason: task.decision.reason,
+        status: record?.status ?? null,
+        record,
+        validator: validatorReport(record, null, null, null),
+        requestContext: this.opts.headers
+      })
+      return
+    }
+    scheduler.add(origin, task, notBefore === undefined ? {} : { notBefore })
+  }
+
+  /** One request for a task, and what follows from its answer. */
+  private async attempt (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
+    const { origin } = context
+    const decision = task.decision ?? stripDecision(null)
+    const conditional = decision.action === 'revalidate' && task.failedRevalidation === null
+    const base = this.requestHeaders(task)
+    const headers = conditional ? { ...base, ...decision.conditionalHeaders } : base
+    const kind = task.nextKind
+    const seq = ++this.seq
+    const startMs = Math.round(this.clock.now() - this.startedMs)
+    this.usage.requests++
+    task.attemptsForUrl++
+    let writer: BodyWriter | null = null
+    const result = await this.fetcher.fetch(task.url, headers, {
+      limits: this.opts.budgets,
+      runBytes: () => this.usage.bytesReceived,
+      onWireBytes: n => { this.usage.bytesReceived += n },
+      onHead: head => {
+        if (head.status < 200 || head.status >= 300) return null
+        task.storability = judgeStorability(task.url, head.status, base, head.headers)
+        if (task.storability.storable && !task.storability.noStore && this.opts.retain === 'body') {
+          const w = this.store.beginBody()
+          writer = w
+          return chunk => { w.write(chunk) }
+        }
+        return () => {}
+      }
+    }, context.signal)
+    task.bytes.received += result.headerBytes + result.bodyBytes
+    task.bytes.body += result.bodyBytes
+    task.bytes.decompressed += result.decodedBytes
+    this.learnClock(origin, result.headers.date)
+    const attempt = { n: task.attemptLog.length + 1, kind, startedAt: new Date(result.timings.startedAtMs).toISOString(), conditional, status: result.status, reason: '', error: result.error?.message ?? null }
+    task.attemptLog.push(attempt)
+    let savedBytes = 0
+    try {
+      const handled = this.handle(task, result, headers, base, conditional, context, scheduler, writer)
+      attempt.reason = handled.reason
+      savedBytes = handled.savedBytes
+    } catch (err) {
+      (writer as BodyWriter | null)?.discard()
+      throw err
+    } finally {
+      this.emitExchange(seq, task, origin, kind, conditional, headers, result, startMs, savedBytes)
+    }
+  }
+
+  private emitExchange (seq: number, task: ResourceTask, origin: string, kind: Exchange['kind'], conditional: boolean,
+    headers: Record<string, string>, result: FetchResult, startMs: number, savedBytes: number): void {
+    const exchange: Exchange = {
+      seq,
+      url: task.url,
+      origin,
+      method: 'GET',
+      kind,
+      conditional,
+      requestHeaders: headers,
+      status: result.status,
+      responseHeaders: result.headers,
+      startedAt: new Date(result.timings.startedAtMs).toISOString(),
+      startMs,
+      timings: { connect: result.timings.connect, wait: result.timings.wait, receive: result.timings.receive, total: result.timings.total },
+      bytes: { headers: result.headerBytes, body: result.bodyBytes, decompressed: result.decodedBytes },
+      error: result.error?.message ?? (result.budget !== null ? result.budget.reason : null)
+    }
+    this.emit({ type: 'exchange', exchange, savedBytes })
+  }
+
+  /** Routes an answer; returns the attempt's reason and the bytes a 304 spared. */
+  private handle (task: ResourceTask, result: FetchResult, headers: Record<string, string>, base: Record<string, string>,
+    conditional: boolean, context: JobContext, scheduler: Scheduler<ResourceTask>, writer: BodyWriter | null): { reason: string, savedBytes: number } {
+    const { origin } = context
+    const decisionReason = task.failedRevalidation !== null
+      ? `failed revalidation (${task.failedRevalidation}): refetched unconditionally`
+      : (task.decision?.reason ?? '')
+
+    if (result.budget !== null) {
+      writer?.discard()
+      const cut = result.budget
+      if (cut.stoppedBy !== undefined) {
+        this.stopRun(cut.stoppedBy, cut.reason, cut.budget)
+        scheduler.stop(cut.reason)
+      }
+      this.finishIncomplete(task, `${result.status ?? 'no'} response cut short: ${cut.reason}`, cut.budget, result.status)
+      return { reason: cut.reason, savedBytes: 0 }
+    }
+
+    if (result.error !== null) {
+      writer?.discard()
+      if (context.signal.aborted) {
+        const why = this.stop?.stoppedBy === 'interrupted' ? 'the run was interrupted during this request' : 'the run\'s duration budget ended during this request'
+        this.finishIncomplete(task, why, this.stop?.stoppedBy === 'interrupted' ? null : 'max-duration', result.status)
+        return { reason: why, savedBytes: 0 }
+      }
+      return { reason: this.retryOrGiveUp(task, result, context, scheduler), savedBytes: 0 }
+    }
+    this.tallies.set(origin, recordInTime(this.tally(origin)))
+    const status = result.status ?? 0
+
+    if (status === 304) {
+      const record = task.record
+      if (record === null) {
+        return { reason: this.refetchOrFail(task, 'a 304 answered a request that carried no validator, and nothing is stored', scheduler, status), savedBytes: 0 }
+      }
+      const update = updateFromNotModified({
+        record,
+        headers: result.headers,
+        sent: { ifNoneMatch: conditional ? (headers['if-none-match'] ?? null) : null, ifModifiedSince: conditional ? (headers['if-modified-since'] ?? null) : null },
+        retain: this.opts.retain,
+        serverNowMs: this.serverNow(origin)
+      })
+      if (!update.matches) return { reason: this.refetchOrFail(task, update.reason, scheduler, status), savedBytes: 0 }
+      const saved = this.store.save(update.write, { kind: 'keep' }, update.observation)
+      this.finish(task, {
+        outcome: 'unchanged',
+        reason: `${decisionReason}; ${update.reason}`,
+        status,
+        record: saved,
+        validator: validatorReport(saved, update.validator, saved.etag, saved.lastModified),
+        requestContext: this.opts.headers,
+        change: null
+      })
+      return { reason: update.reason, savedBytes: update.savedBytes }
+    }
+
+    if (status >= 200 && status < 300 && result.digests !== null) {
+      const storability = task.storability ?? judgeStorability(task.url, status, base, result.headers)
+      const update = updateFromFullResponse({
+        url: task.url,
+        status,
+        headers: result.headers,
+        requestHeaders: base,
+        previous: task.record,
+        digests: result.digests,
+        bodyBytes: result.decodedBytes,
+        wireBodyBytes: result.bodyBytes,
+        storability,
+        retain: this.opts.retain,
+        change: this.opts.change,
+        serverNowMs: this.serverNow(origin)
+      })
+      let saved
+      if (update.keepBody && writer !== null) {
+        saved = this.store.save(update.write, { kind: 'replace', body: writer }, update.observation)
+      } else {
+        writer?.discard()
+        saved = this.store.save(update.write, { kind: 'drop' }, update.observation)
+      }
+      const prefix = task.decision?.action === 'revalidate' && task.failedRevalidation === null
+        ? `${decisionReason}; the server answered ${status}`
+        : decisionReason
+      this.finish(task, {
+        outcome: update.outcome,
+        reason: `${prefix}: ${update.reason}`,
+        status,
+        record: saved,
+        validator: validatorReport(saved, update.validator, update.write.noStore ? (result.headers.etag ?? null) : saved.etag, update.write.noStore ? (result.headers['last-modified'] ?? null) : saved.lastModified),
+        requestContext: this.opts.headers,
+        change: update.change.kind,
+        decision: task.failedRevalidation !== null
+          ? { action: 'refetch', reason: decisionReason, header: task.decision?.header ?? null, conditionalHeaders: {} }
+          : undefined
+      })
+      return { reason: `${status}: ${update.reason}`, savedBytes: 0 }
+    }
+
+    if (status >= 300 && status < 400) return { reason: this.redirect(task, result, context, scheduler), savedBytes: 0 }
+    writer?.discard()
+    return { reason: this.retryOrGiveUp(task, result, context, scheduler), savedBytes: 0 }
+  }
+
+  private tally (origin: string): TimeoutTally {
+    let tally = this.tallies.get(origin)
+    if (tally === undefined) {
+      tally = startTally(this.opts.budgets.perOriginConcurrency)
+      this.tallies.set(origin, tally)
+    }
+    return tally
+  }
+
+  /** After a 304 that confirms nothing: one unconditional request, if attempts are left. */
+  private refetchOrFail (task: ResourceTask, reason: string, scheduler: Scheduler<ResourceTask>, status: number): string {
+    if (task.failedRevalidation === null && task.attemptsForUrl < this.opts.budgets.maxAttempts) {
+      task.failedRevalidation = reason
+      task.nextKind = 'retry'
+      scheduler.add(new URL(task.url).origin, task)
+      return `failed revalidation: ${reason}; refetching unconditionally`
+    }
+    this.finish(task, {
+      outcome: 'failed',
+      reason: `failed revalidation: ${reason}${task.failedRevalidation !== null ? ' (again, after an unconditional request)' : ''}`,
+      status,
+      record: task.record,
+      validator: validatorReport(task.record, null, null, null),
+      requestContext: this.opts.headers
+    })
+    return reason
+  }
+
+  private redirect (task: ResourceTask, result: FetchResult, context: JobContext, scheduler: Scheduler<ResourceTask>): string {
+    const status = result.status ?? 0
+    const wait = this.retryDecision(task, result)
+    if (wait.action === 'defer-origin') {
+      this.finishDeferred(task, context.origin, { reason: wait.reason, signal: wait.signal, untilMs: wait.untilMs }, status)
+      return wait.reason
+    }
+    const hop = decideRedirect({
+      from: task.url,
+      location: result.headers.location,
+      status,
+      hop: task.hop,
+      maxRedirects: this.opts.budgets.maxRedirects,
+      scope: this.opts.budgets.scope,
+      visited: task.visited
+    })
+    if (hop.action === 'stop') {
+      task.redirects.push({ url: task.url, status })
+      this.finish(task, {
+        outcome: hop.outcome,
+        reason: hop.reason,
+        status,
+        record: null,
+        validator: validatorReport(null, null, null, null),
+        requestContext: this.opts.headers
+      })
+      return hop.reason
+    }
+    followRedirect(task, status, hop.url, hop.dropHeaders)
+    const notBefore = wait.action === 'follow-after' ? wait.atMs : undefined
+    this.prepare(task, scheduler, notBefore)
+    return wait.action === 'follow-after' ? `${hop.reason}; ${wait.reason}` : hop.reason
+  }
+
+  private retryDecision (task: ResourceTask, result: FetchResult): ReturnType<typeof decideRetry> {
+    const dateMs = result.headers.date === undefined ? null : parseHttpDate(result.headers.date, Date.now())
+    return decideRetry({
+      status: result.error !== null ? null : result.status,
+      retryAfter: parseRetryAfter(result.headers['retry-after'], dateMs, Date.now()),
+      attempt: task.attemptsForUrl,
+      maxAttempts: this.opts.budgets.maxAttempts,
+      nowMs: this.clock.now(),
+      deadlineMs: this.deadlineMs,
+      errorKind: result.error?.kind,
+      error: result.error?.message,
+      random: Math.random
+    })
+  }
+
+  /** A failed request or an error status: retry, defer the origin, or give up (policy/retry.ts decides). */
+  private retryOrGiveUp (task: ResourceTask, result: FetchResult, context: JobContext, scheduler: Scheduler<ResourceTask>): string {
+    const { origin } = context
+    if (result.error !== null && TIMEOUT_CODES.has(result.error.code)) {
+      const step = recordTimeout(this.tally(origin), undefined, result.error.message)
+      this.tallies.set(origin, step.tally)
+      if (step.action === 'lower-concurrency') scheduler.lowerConcurrency(origin, step.tally.concurrency)
+      if (step.action === 'stop-origin') {
+        scheduler.stopOrigin(origin, step.reason)
+        this.emit({ type: 'origin-stopped', origin, reason: step.reason })
+        this.finish(task, { outcome: 'failed', reason: step.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
+        return step.reason
+      }
+    }
+    const decision = this.retryDecision(task, result)
+    switch (decision.action) {
+      case 'accept':
+        // a status the retry policy accepts but nothing above handled (a 2xx without a body read, a 1xx)
+        this.finish(task, { outcome: 'failed', reason: `${result.status ?? 'no'} response the crawler cannot use`, status: result.status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
+        return decision.reason
+      case 'retry':
+        if (decision.deferOrigin !== null) {
+          scheduler.defer(origin, decision.deferOrigin.untilMs, decision.deferOrigin)
+          this.emitDeferral(origin, decision.deferOrigin, [], false)
+        }
+        task.nextKind = 'retry'
+        scheduler.add(origin, task, { notBefore: decision.atMs })
+        return decision.reason
+      case 'defer-origin':
+        if (decision.scope === 'origin') scheduler.defer(origin, decision.untilMs, decision)
+        this.finishDeferred(task, origin, decision, result.status)
+        return decision.reason
+      case 'follow-after':
+        // only for 3xx, which redirect() handles
+        return decision.reason
+      case 'give-up': {
+        if (decision.deferOrigin !== null) {
+          scheduler.defer(origin, decision.deferOrigin.untilMs, decision.deferOrigin)
+          this.emitDeferral(origin, decision.deferOrigin, [], false)
+        }
+        if (task.record !== null) this.notes.push({ id: task.record.id, status: result.status, outcome: decision.outcome, atMs: this.serverNow(origin) })
+        this.finish(task, { outcome: decision.outcome, reason: decision.reason, status: result.status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
+        return decision.reason
+      }
+    }
+  }
+
+  private emitDeferral (origin: string, d: { untilMs: number, reason: string, signal: string }, urls: string[], pending: boolean): void {
+    // untilMs is on the run's monotonic clock; the report speaks in the server's time
+    const until = new Date(this.serverNow(origin) + (d.untilMs - this.clock.now())).toISOString()
+    this.emit({ type: 'deferral', origin, deferral: { reason: d.reason, signal: d.signal, until }, urls, pending })
+  }
+
+  private finishDeferred (task: ResourceTask, origin: string, d: { untilMs: number, reason: string, signal: string }, status: number | null): void {
+    this.emitDeferral(origin, d, [task.seed], true)
+    this.finish(task, { outcome: 'deferred', reason: d.reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
+  }
+
+  private finishIncomplete (task: ResourceTask, reason: string, budget: string | null, status: number | null): void {
+    this.finish(task, { outcome: 'incomplete', reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers }, budget)
+  }
+
+  private finishLeftover (left: Leftover<ResourceTask>): void {
+    const task = left.job
+    if (task.finished) return
+    const unrequested = { ...stripDecision(task.decision), action: 'skip' as const }
+    if (left.why === 'deferred' && left.deferral !== null) {
+      unrequested.reason = `not requested: ${left.deferral.reason}`
+      this.emitDeferral(left.origin, left.deferral, [task.seed], true)
+      this.finish(task, { outcome: 'deferred', reason: left.deferral.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
+      return
+    }
+    if (left.why === 'origin-stopped') {
+      unrequested.reason = `not requested: ${left.reason}`
+      this.finish(task, { outcome: 'failed', reason: left.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
+      return
+    }
+    const budget = left.why === 'deadline' ? 'max-duration' : (this.stop?.budget ?? null)
+    const reason = left.why === 'deadline' ? 'the run\'s duration budget ended before this was requested' : `not requested: ${this.stop?.reason ?? left.reason}`
+    unrequested.reason = reason
+    this.finish(task, { outcome: 'incomplete', reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested }, budget)
+  }
+
+  private stopRun (stoppedBy: StoppedBy, reason: string, budget: BudgetName | null): void {
+    if (this.stop === null) this.stop = { stoppedBy, reason, budget }
+  }
+
+  private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
+    if (task.finished) return
+    task.finished = true
+    this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
+  }
+}

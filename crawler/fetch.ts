@@ -1,0 +1,253 @@
+import { Agent, type Dispatcher } from 'undici'
+import { Transform, Writable, type TransformCallback } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { IncomingHttpHeaders } from 'node:http'
+import { errors, isWebkrabError, type WebkrabError } from '../common/errors.js'
+import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from './policy/budgets.js'
+import { ContentDigester, type ContentDigests } from './policy/change.js'
+import { createDecoders } from './content-decoders.js'
+import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchange-meter.js'
+
+/**
+ * The one fetch path: every request the crawler makes goes through `fetch()`
+ * here (undici, keep-alive connections from one Agent, at most
+ * `perOriginConcurrency` connections per origin). The body is streamed: raw
+ * bytes are counted and checked against the budgets as they arrive, decoded
+ * with node:zlib, counted and checked again, digested, and handed to a sink
+ * (the store) chunk by chunk. Nothing here holds a whole body.
+ */
+export interface FetcherOptions {
+  perOriginConcurrency: number
+  connectTimeoutMs: number
+  /** Time to the response head, and the longest a body may go without a byte, and the whole response. */
+  responseTimeoutMs: number
+}
+
+export type BudgetCut = Extract<BudgetCheck, { ok: false }>
+
+export interface ResponseHead {
+  status: number
+  headers: Record<string, string>
+}
+
+export interface FetchHooks {
+  /** Budgets for this response. */
+  limits: ResponseLimits
+  /** The run's received bytes so far (for `max-bytes` while bytes arrive). */
+  runBytes: () => number
+  /** Called for every byte that arrives on the wire (header block and body). */
+  onWireBytes: (n: number) => void
+  /**
+   * Once the head is in: where the decoded body goes. Return a sink to decode,
+   * digest and keep it; return null to read it only as far as needed (an error
+   * page, a redirect's body) without decoding.
+   */
+  onHead?: (head: ResponseHead) => ((chunk: Buffer) => void) | null
+}
+
+export interface FetchResult {
+  url: string
+  status: number | null
+  headers: Record<string, string>
+  headerBytes: number
+  /** Body bytes as received on the wire. */
+  bodyBytes: number
+  /** Body bytes after content decoding (0 when the body was not decoded). */
+  decodedBytes: number
+  /** SHA-256 digests of the decoded body, when it was decoded and arrived whole. */
+  digests: ContentDigests | null
+  /** The body arrived whole (false when a budget, an error or a timeout cut it). */
+  complete: boolean
+  /** The budget that cut the body short. */
+  budget: BudgetCut | null
+  error: WebkrabError | null
+  timings: { startedAtMs: number, connect: number, wait: number, receive: number, total: number }
+}
+
+/** How much of a body nobody wants is read (so the connection can be reused) before it is cut. */
+const DISCARD_LIMIT = 64 * 1024
+
+class BudgetExceeded extends Error {
+  constructor (readonly cut: BudgetCut) { super(cut.reason) }
+}
+
+/** Joins a header's values (RFC 9110 section 5.3); Set-Cookie lines stay apart, one per line. */
+export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(name.toLowerCase() === 'set-cookie' ? '\n' : ', ') : value
+  }
+  return out
+}
+
+/** Maps what undici throws onto the error registry (the kind says retry, defer or stop). */
+export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number): WebkrabError {
+  if (isWebkrabError(err)) return err
+  if (timedOut) return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${responseTimeoutMs} ms`, { cause: err })
+  const code = (err as { code?: string }).code ?? ''
+  const message = (err as Error).message ?? String(err)
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: ${message}`, { cause: err })
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return errors.WEBKRAB_ERR_HEADERS_TIMEOUT(`${url}: ${message}`, { cause: err })
+  if (code === 'UND_ERR_BODY_TIMEOUT') return errors.WEBKRAB_ERR_BODY_TIMEOUT(`${url}: ${message}`, { cause: err })
+  if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+      code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'UND_ERR_INFO') {
+    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: ${message}`, { cause: err })
+  }
+  if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
+    return errors.WEBKRAB_ERR_DECODING(`${url}: ${message}`, { cause: err })
+  }
+  return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${code !== '' ? `${code} ` : ''}${message}`, { cause: err })
+}
+
+export class Fetcher {
+  private readonly agent: Agent
+  private readonly dispatcher: Dispatcher
+  private readonly options: FetcherOptions
+
+  constructor (options: FetcherOptions) {
+    this.options = options
+    this.agent = new Agent({
+      connections: Math.max(1, options.perOriginConcurrency),
+      pipelining: 1,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.responseTimeoutMs,
+      bodyTimeout: options.responseTimeoutMs,
+      keepAliveTimeout: 10_000
+    })
+    this.dispatcher = this.agent.compose(meterInterceptor)
+  }
+
+  /** One GET: never throws; what went wrong is in the result. */
+  async fetch (url: string, headers: Record<string, string>, hooks: FetchHooks, signal?: AbortSignal): Promise<FetchResult> {
+    const startedAtMs = Date.now()
+    const t0 = performance.now()
+    let tStart = t0
+    let tHead = t0
+    let statusMessage = ''
+    const result: FetchResult = {
+      url,
+      status: null,
+      headers: {},
+      headerBytes: 0,
+      bodyBytes: 0,
+      decodedBytes: 0,
+      digests: null,
+      complete: false,
+      budget: null,
+      error: null,
+      timings: { startedAtMs, connect: 0, wait: 0, receive: 0, total: 0 }
+    }
+    const controller = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => { timedOut = true; controller.abort() }, this.options.responseTimeoutMs)
+    const onAbort = (): void => { controller.abort(signal?.reason) }
+    signal?.addEventListener('abort', onAbort, { once: true })
+    const meter: ExchangeMeter = {
+      onRequestStart: () => { tStart = performance.now() },
+      onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
+    }
+    try {
+      const target = new URL(url)
+      const response = await this.dispatcher.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: 'GET',
+        headers,
+        signal: controller.signal,
+        meter
+      } as Dispatcher.RequestOptions)
+      if (tHead === t0) tHead = performance.now()
+      result.status = response.statusCode
+      result.headers = flattenHeaders(response.headers)
+      result.headerBytes = headerBlockBytes(response.statusCode, statusMessage, response.headers)
+      hooks.onWireBytes(result.headerBytes)
+      const sink = hooks.onHead?.({ status: response.statusCode, headers: result.headers }) ?? null
+      await this.readBody(response.body, result, hooks, sink)
+    } catch (err) {
+      if (err instanceof BudgetExceeded) {
+        result.budget = err.cut
+      } else {
+        result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs)
+      }
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      const tEnd = performance.now()
+      result.timings.connect = round(Math.max(0, tStart - t0))
+      result.timings.wait = round(Math.max(0, tHead - tStart))
+      result.timings.receive = round(Math.max(0, tEnd - tHead))
+      result.timings.total = round(tEnd - t0)
+    }
+    return result
+  }
+
+  private async readBody (body: Dispatcher.ResponseData['body'], result: FetchResult, hooks: FetchHooks,
+    sink: ((chunk: Buffer) => void) | null): Promise<void> {
+    const limits = hooks.limits
+    const check = (): void => {
+      const verdict = mayTakeBytes({ bodyBytes: result.bodyBytes, decompressedBytes: result.decodedBytes, runBytesReceived: hooks.runBytes() }, limits)
+      if (!verdict.ok) throw new BudgetExceeded(verdict)
+    }
+    const wire = new Transform({
+      transform (chunk: Buffer, _enc, callback: TransformCallback) {
+        result.bodyBytes += chunk.length
+        hooks.onWireBytes(chunk.length)
+        try {
+          check()
+          if (sink === null && result.bodyBytes > DISCARD_LIMIT) {
+            // nobody wants this body: stop reading rather than drain an endless one
+            callback(new DiscardedBody())
+            return
+          }
+        } catch (err) {
+          callback(err as Error)
+          return
+        }
+        callback(null, chunk)
+      }
+    })
+    if (sink === null) {
+      try {
+        await pipeline(body, wire, new Writable({ write (_c, _e, cb) { cb() } }))
+        result.complete = true
+      } catch (err) {
+        if (!(err instanceof DiscardedBody)) throw err
+      }
+      return
+    }
+    const digester = new ContentDigester(result.headers['content-type'])
+    const decoded = new Writable({
+      write (chunk: Buffer, _enc, callback) {
+        result.decodedBytes += chunk.length
+        try {
+          check()
+          digester.update(chunk)
+          sink(chunk)
+        } catch (err) {
+          callback(err as Error)
+          return
+        }
+        callback()
+      }
+    })
+    const decoders = createDecoders(result.headers['content-encoding'])
+    await pipeline([body, wire, ...decoders, decoded])
+    result.complete = true
+    result.digests = digester.digest()
+  }
+
+  async close (): Promise<void> {
+    await this.agent.close()
+  }
+
+  async destroy (): Promise<void> {
+    await this.agent.destroy()
+  }
+}
+
+class DiscardedBody extends Error {}
+
+function round (ms: number): number {
+  return Math.round(ms * 10) / 10
+}

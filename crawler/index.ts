@@ -1,0 +1,21 @@
+/**
+ * The reference crawler, as a library: `crawl(options)` runs one crawl over a
+ * store and returns its fetch report. The pure policies it decides with, its
+ * store and its fetch path are exported for tools and tests that want them.
+ */
+export { crawl, writeReport } from './crawl.js'
+export { resolveCrawlOptions, DEFAULT_USER_AGENT, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
+export type { CrawlEvent } from './crawl-events.js'
+export { ReportBuilder } from './report-builder.js'
+export { Store, BodyWriter, type BodyAction } from './store.js'
+export { LATEST_SCHEMA_VERSION, STORE_APPLICATION_ID } from './store-migrations.js'
+export type { StoredRecord, RecordWrite, Observation, Retain } from './stored-record.js'
+export { Fetcher, type FetchResult, type FetchHooks, type FetcherOptions } from './fetch.js'
+export { planConditional, type ConditionalInput, type ConditionalPlan } from './policy/conditional.js'
+export { judgeValidators, judgeLastModified, isWeakEtag, type ValidatorJudgement, type ValidatorObservation } from './policy/validator-quality.js'
+export { judgeFreshness, judgeStorability, type Freshness, type Storability, type StoredResponse } from './policy/cache.js'
+export { ContentDigester, digestOf, judgeChange, type ContentDigests, type ChangeMode, type ChangeJudgement } from './policy/change.js'
+export { judgeNotModified, mergeNotModifiedHeaders } from './policy/not-modified.js'
+export { decideVisit, type VisitDecision, type VisitInput } from './policy/visit.js'
+export { parseVary, variantKey } from './policy/vary.js'
+export { updateFromFullResponse, updateFromNotModified, headersToKeep } from './record-update.js'
