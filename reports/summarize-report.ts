@@ -1,4 +1,4 @@
-import type { FetchReport, Outcome, ValidatorQuality } from './report-types.js'
+import type { FetchReport, Outcome, ResourceReport, ValidatorQuality } from './report-types.js'
 
 /**
  * The five answers a fetch report owes its reader, and the resources that need
@@ -64,10 +64,10 @@ export function summarizeReport (report: FetchReport): ReportSummary {
     }
   }
   const reused: ReusedResult[] = report.resources
-    .filter(r => r.outcome === 'unchanged' || r.outcome === 'reused-fresh')
+    .filter(isReuse)
     .map(r => ({
       url: r.url,
-      how: r.outcome === 'unchanged' ? 'not-modified' : 'fresh',
+      how: r.outcome === 'reused-fresh' ? 'fresh' : 'not-modified',
       requestContext: r.requestContext,
       etag: r.validator.etag,
       lastModified: r.validator.lastModified,
@@ -101,6 +101,15 @@ export function summarizeReport (report: FetchReport): ReportSummary {
     },
     attention
   }
+}
+
+/**
+ * A result is reused when the stored body stood in for a download: fresh
+ * without a request (RFC 9111 section 4.2), or confirmed by a 304 (section
+ * 4.3.4). An `unchanged` 200 downloaded the body again, so it is no reuse.
+ */
+export function isReuse (r: Pick<ResourceReport, 'outcome' | 'status'>): boolean {
+  return r.outcome === 'reused-fresh' || (r.outcome === 'unchanged' && r.status === 304)
 }
 
 export function originOf (url: string): string {

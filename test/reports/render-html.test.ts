@@ -17,7 +17,7 @@ t.test('the five headline figures carry the report\'s values', async t => {
   t.equal(Number(figure(html, 'incomplete')), report.incomplete.length)
   t.equal(Number(statValue(html, 'deferred')), report.deferred.length)
   t.equal(figure(html, 'signal'), report.deferred[0].signal)
-  t.equal(Number(statValue(html, 'reused')), report.resources.filter(r => r.outcome === 'unchanged' || r.outcome === 'reused-fresh').length)
+  t.equal(Number(statValue(html, 'reused')), report.resources.filter(r => r.outcome === 'reused-fresh' || (r.outcome === 'unchanged' && r.status === 304)).length)
   t.equal(statValue(html, 'stopped'), report.run.stoppedBy)
 })
 

@@ -71,12 +71,12 @@ t.test('each deferred origin is listed with the server signal and the time it ma
 t.test('each reused result names its request context and the representation that supported it', async t => {
   const report = makeReport()
   const lines = section(renderTerminal(report, { color: false }), 'Reused')
-  const reused = report.resources.filter(r => r.outcome === 'unchanged' || r.outcome === 'reused-fresh')
+  const reused = report.resources.filter(r => r.outcome === 'reused-fresh' || (r.outcome === 'unchanged' && r.status === 304))
   t.match(lines[0], `${reused.length} results`)
   for (const r of reused) {
     const line = lines.find(l => l.includes(r.url + ' '))
     t.ok(line, r.url)
-    t.match(line, r.outcome === 'unchanged' ? ' 304 ' : ' fresh ')
+    t.match(line, r.outcome === 'reused-fresh' ? ' fresh ' : ' 304 ')
     for (const [k, v] of Object.entries(r.requestContext)) t.match(line, `${k}: ${v}`)
     if (Object.keys(r.requestContext).length === 0) t.match(line, 'no request context')
     if (r.validator.etag !== null) t.match(line, `ETag ${r.validator.etag}`)

@@ -93,7 +93,7 @@ interface ResourceSpec {
 const RESOURCES: ResourceSpec[] = [
   { path: '/', outcome: 'new', reason: 'First fetch: stored 2.4 kB.', status: 200, action: 'fetch', decisionReason: 'Nothing stored: unconditional fetch.', quality: 'absent', collectedAt: iso(12) },
   { path: '/validators/strong', outcome: 'unchanged', reason: '304 Not Modified: the stored body stands.', status: 304, action: 'revalidate', decisionReason: 'Stored strong ETag "v1": If-None-Match (RFC 9110 section 13.1.2).', header: 'ETag: "v1"', etag: '"v1"', collectedAt: '2025-12-31T10:00:00.000Z', revalidatedAt: iso(20) },
-  { path: '/validators/churn', outcome: 'changed', reason: 'New ETag, same digest: the validator churns.', status: 200, action: 'revalidate', decisionReason: 'Stored ETag "c41": If-None-Match.', header: 'ETag: "c41"', quality: 'churning', etag: '"c42"', collectedAt: iso(28) },
+  { path: '/validators/churn', outcome: 'unchanged', reason: 'New ETag, same digest: the validator churns.', status: 200, action: 'revalidate', decisionReason: 'Stored ETag "c41": If-None-Match.', header: 'ETag: "c41"', quality: 'churning', etag: '"c42"', collectedAt: iso(28) },
   { path: '/flaky?fail=1', outcome: 'new', reason: 'Succeeded on the second attempt after 503 Retry-After: 1.', status: 200, action: 'fetch', decisionReason: 'Nothing stored: unconditional fetch.', quality: 'absent', collectedAt: iso(1036) },
   { path: '/gzip-bomb?ratio=1000&bytes=10000000', outcome: 'incomplete', reason: 'Decompressed body passed max-decompressed-bytes (1 MiB): cut.', status: 200, action: 'fetch', decisionReason: 'Nothing stored: unconditional fetch.', quality: 'absent', collectedAt: null },
   { path: '/status/429?retry-after=600', origin: ORIGIN_B, outcome: 'deferred', reason: '429 with Retry-After: 600 outlasts the run: origin deferred.', status: 429, action: 'fetch', decisionReason: 'Nothing stored: unconditional fetch.', quality: 'absent', collectedAt: null },
@@ -148,7 +148,9 @@ function resource (spec: ResourceSpec, exchanges: Exchange[]): ResourceReport {
       body: mine.reduce((n, e) => n + e.bytes.body, 0),
       decompressed: mine.reduce((n, e) => n + e.bytes.decompressed, 0)
     },
-    plan: null
+    plan: null,
+    finalUrl: url,
+    change: spec.outcome === 'new' ? 'new' : spec.outcome === 'unchanged' && spec.status === 200 ? 'same' : null
   }
 }
 
