@@ -1,9 +1,148 @@
-import type { Command } from 'commander'
+import { Option, type Command } from 'commander'
+import { errors } from '../common/errors.js'
+import { parseDuration, parseSize } from '../common/units.js'
+import type { FetchReport } from '../reports/report-types.js'
+import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
+import type { Retain } from './stored-record.js'
+import type { ChangeMode } from './policy/change.js'
+
+interface CrawlFlags {
+  store: string
+  report?: string
+  header: string[]
+  revalidateAlways?: boolean
+  retain?: Retain
+  change?: ChangeMode
+  plan?: boolean
+  userAgent?: string
+  maxDuration?: string
+  maxRequests?: string
+  maxBytes?: string
+  maxBodyBytes?: string
+  maxDecompressedBytes?: string
+  maxRedirects?: string
+  maxAttempts?: string
+  concurrency?: string
+  perOriginConcurrency?: string
+  connectTimeout?: string
+  responseTimeout?: string
+  scope?: string[]
+  json?: boolean
+}
+
+function collect (value: string, previous: string[]): string[] {
+  return [...previous, value]
+}
+
+function whole (flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined
+  if (!/^\d+$/.test(text.trim()) || Number(text) < min || !Number.isSafeInteger(Number(text))) {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`${flag} must be a whole number of at least ${min}, not "${text}"`)
+  }
+  return Number(text)
+}
+
+function duration (flag: string, text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseDuration(text, flag)
+}
+
+function size (flag: string, text: string | undefined): number | undefined {
+  return text === undefined ? undefined : parseSize(text, flag)
+}
+
+/** `--header 'Name: value'` into a header map (RFC 9110 section 5: name, colon, value). */
+export function parseHeaderFlags (values: string[]): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const value of values) {
+    const colon = value.indexOf(':')
+    if (colon <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${JSON.stringify(value)} is not "Name: value"`)
+    headers[value.slice(0, colon).trim()] = value.slice(colon + 1).trim()
+  }
+  return headers
+}
+
+/** The flags of `webkrab crawl` as `crawl()` options; bad values throw WebKrab input errors. */
+export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): CrawlOptions {
+  return {
+    urls,
+    store: flags.store,
+    report: flags.report,
+    headers: parseHeaderFlags(flags.header),
+    revalidateAlways: flags.revalidateAlways === true,
+    retain: flags.retain,
+    change: flags.change,
+    plan: flags.plan === true,
+    userAgent: flags.userAgent,
+    maxDurationMs: duration('--max-duration', flags.maxDuration),
+    maxRequests: whole('--max-requests', flags.maxRequests, 0),
+    maxBytes: size('--max-bytes', flags.maxBytes),
+    maxBodyBytes: size('--max-body-bytes', flags.maxBodyBytes),
+    maxDecompressedBytes: size('--max-decompressed-bytes', flags.maxDecompressedBytes),
+    maxRedirects: whole('--max-redirects', flags.maxRedirects, 0),
+    maxAttempts: whole('--max-attempts', flags.maxAttempts, 1),
+    concurrency: whole('--concurrency', flags.concurrency, 1),
+    perOriginConcurrency: whole('--per-origin-concurrency', flags.perOriginConcurrency, 1),
+    connectTimeoutMs: duration('--connect-timeout', flags.connectTimeout),
+    responseTimeoutMs: duration('--response-timeout', flags.responseTimeout),
+    scope: flags.scope
+  }
+}
+
+async function summary (report: FetchReport): Promise<string> {
+  try {
+    const { renderTerminal } = await import('../reports/render-terminal.js')
+    const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+    return renderTerminal(report, { color, width: process.stdout.isTTY === true ? process.stdout.columns : undefined })
+  } catch {
+    const r = report.requests
+    return `${report.resources.length} resources, ${r.total} requests (${r.conditional} conditional, ${r.notModified} answered 304, ${r.retries} retries), ` +
+      `${report.bytes.received} bytes received; ${report.run.stoppedBy}: ${report.run.stopReason}\n`
+  }
+}
 
 /** Registers `webkrab crawl`. */
 export function registerCrawl (program: Command): void {
-  program.command('crawl').description('(not yet built)').action(() => {
-    process.stderr.write('webkrab crawl: not yet built\n')
-    process.exitCode = 1
-  })
+  program.command('crawl')
+    .description('Run the reference crawler: revalidate what the store holds, fetch what it lacks, and report why')
+    .argument('<url...>', 'http(s) URLs to crawl (the seeds; their origins are the default scope)')
+    .requiredOption('--store <file>', 'SQLite store; kept between runs, so a second run revalidates')
+    .option('--report <file>', 'write the JSON fetch report (webkrab.report/v1) here')
+    .option('--header <header>', "request context sent with every request, 'Name: value' (repeatable)", collect, [])
+    .option('--revalidate-always', 'ask the server even when a stored response is fresh')
+    .addOption(new Option('--retain <what>', 'what to keep of each response: body, headers, or none (status, validators, digests)').choices(['body', 'headers', 'none']))
+    .addOption(new Option('--change <mode>', 'what counts as a change: strict (any byte) or semantic (not whitespace or comments)').choices(['strict', 'semantic']))
+    .option('--plan', 'use the revisit planner (change-rate estimates) when one is available')
+    .option('--user-agent <ua>', 'the User-Agent to send')
+    .option('--max-duration <duration>', 'stop the run after this long (500ms, 30s, 10m, 1h, 1d)')
+    .option('--max-requests <n>', 'stop the run after this many requests (retries count)')
+    .option('--max-bytes <size>', 'stop the run after receiving this many bytes (512KiB, 10MB, bytes)')
+    .option('--max-body-bytes <size>', 'cut a response body past this many bytes on the wire')
+    .option('--max-decompressed-bytes <size>', 'cut a response body past this many decoded bytes')
+    .option('--max-redirects <n>', 'redirect hops followed per URL')
+    .option('--max-attempts <n>', 'requests per URL, retries included')
+    .option('--concurrency <n>', 'requests at once across all origins')
+    .option('--per-origin-concurrency <n>', 'requests (and connections) at once per origin')
+    .option('--connect-timeout <duration>', 'give up connecting after this long')
+    .option('--response-timeout <duration>', 'give up on a response (headers, a stalled body, or the whole) after this long')
+    .option('--scope <origin...>', 'origins the crawl may request (default: the seeds\' origins)')
+    .option('--json', 'print the fetch report as JSON instead of the summary')
+    .action(async (urls: string[], flags: CrawlFlags) => {
+      const options = crawlOptionsFromFlags(urls, flags)
+      // bad input is refused before the store is opened or anything is sent
+      resolveCrawlOptions(options)
+      const { crawl } = await import('./crawl.js')
+      const controller = new AbortController()
+      const interrupt = (): void => { controller.abort() }
+      process.once('SIGINT', interrupt)
+      process.once('SIGTERM', interrupt)
+      try {
+        const report = await crawl({ ...options, signal: controller.signal })
+        process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : await summary(report))
+        // 0 when the run completed or a budget ended it (the operator's choice); 1 when it was interrupted
+        process.exitCode = report.run.stoppedBy === 'interrupted' ? 1 : 0
+      } finally {
+        process.off('SIGINT', interrupt)
+        process.off('SIGTERM', interrupt)
+      }
+    })
 }
