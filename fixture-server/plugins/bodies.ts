@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { getRoute, queryOf } from '../catalogue-page.js'
-import { BLOCK_SIZE, bombBlock, bombStream, repeatingStream } from '../body-streams.js'
+import { BLOCK_SIZE, bombStream, repeatingStream } from '../body-streams.js'
 import { checkSize, enumParam, intParam, sizeParam } from '../query-params.js'
 import { CONTENT_CODINGS, sendRepresentation } from '../representation.js'
 import { contentHash, seededBytes } from '../seeded.js'
@@ -36,7 +36,7 @@ export async function bodiesPlugin (app: FastifyInstance, opts: { ctx: OriginCon
     reply.header('x-webkrab-decoded-length', String(bytes))
     return sendRepresentation(ctx, request, reply, {
       contentType: 'application/octet-stream',
-      stream: { open: () => bombStream(bombBlock(block(), ratio), bytes, encoding) }
+      stream: { open: () => bombStream(state.seed, bytes, ratio, encoding) }
     })
   })
 }
