@@ -55,9 +55,14 @@ export function verdictOf (kind: ScenarioKind, results: AssertionResult[]): { ve
   const hard = failed.filter(r => r.level === 'must' && kind === 'required')
   if (hard.length > 0) return { verdict: 'fail', message: `${hard[0].id}: ${hard[0].message}` }
   if (failed.length > 0) return { verdict: 'optional-fail', message: `${failed[0].id} (${failed[0].level}${kind === 'required' ? '' : `, ${kind} scenario`}): ${failed[0].message}` }
-  if (results.length > 0 && results.every(r => r.status === 'untested')) return { verdict: 'untested', message: results[0].message }
-  const skipped = results.filter(r => r.status === 'untested').length
-  return { verdict: 'pass', message: skipped > 0 ? `passed; ${skipped} report assertion${skipped === 1 ? '' : 's'} untested` : 'passed' }
+  // The scenario's claim is proven only when every must-level assertion was checked.
+  const unchecked = results.filter(r => r.status === 'untested')
+  const uncheckedMust = unchecked.filter(r => r.level === 'must')
+  const passed = results.filter(r => r.status === 'pass').length
+  if (uncheckedMust.length > 0 || (results.length > 0 && passed === 0)) {
+    return { verdict: 'untested', message: `${unchecked[0].message}: ${unchecked.length} of ${results.length} assertions untested${passed > 0 ? `, ${passed} passed` : ''}` }
+  }
+  return { verdict: 'pass', message: unchecked.length > 0 ? `passed; ${unchecked.length} optional assertion${unchecked.length === 1 ? '' : 's'} untested` : 'passed' }
 }
 
 /** Does this verdict leave a must-level requirement of a required scenario unmet? */

@@ -120,7 +120,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   }
   await site.close().catch(() => {})
 
-  const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins }
+  const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.kind === 'reference' }
   try {
     const assertions = gradeAssertions(scenario, ctx)
     const { verdict, message } = verdictOf(scenario.kind, assertions)

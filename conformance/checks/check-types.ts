@@ -33,6 +33,8 @@ export interface GradeContext {
   steps: Step[]
   runs: StepRun[]
   origins: SiteOrigin[]
+  /** The crawler always writes a fetch report (the reference crawler); a missing one is then its failure. */
+  writesReports: boolean
 }
 
 export const pass = (message: string): CheckResult => ({ status: 'pass', message })

@@ -80,8 +80,8 @@ function reportFor (ctx: GradeContext, step: number | undefined): { report: Fetc
   if (run === undefined || n === undefined) return fail(`step ${String(n)} did not run`)
   if (run.report !== null) return { report: run.report, n }
   if (run.reportError !== null) return fail(`the fetch report of step ${n} is not usable: ${run.reportError}`)
-  if (run.error !== null) return fail(`the crawler wrote no fetch report in step ${n}: ${run.error}`)
-  return untested(`the crawler wrote no fetch report in step ${n}`)
+  if (ctx.writesReports) return fail(`the crawler wrote no fetch report in step ${n}${run.error !== null ? `: ${run.error}` : ''}`)
+  return untested(`the crawler wrote no fetch report in step ${n}${run.error !== null ? ` (it ${run.error})` : ''}`)
 }
 
 /** `report`: a value in the fetch report (run.stoppedBy, requests.notModified, deferred[].origin, ...). */

@@ -89,9 +89,12 @@ export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckRe
  * The most requests in flight at once per origin, from the journal's arrival and
  * completion times (monotonic ms), with the connections that carried them.
  */
-export function peakConcurrency (found: Seen[]): Map<string, { peak: number, connections: string[], at: Seen | null }> {
+export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'): Map<string, { peak: number, connections: string[], at: Seen | null }> {
   const byOrigin = new Map<string, Seen[]>()
-  for (const s of found) byOrigin.set(s.origin, [...(byOrigin.get(s.origin) ?? []), s])
+  for (const s of found) {
+    const key = per === 'all' ? 'all origins' : s.origin
+    byOrigin.set(key, [...(byOrigin.get(key) ?? []), s])
+  }
   const out = new Map<string, { peak: number, connections: string[], at: Seen | null }>()
   for (const [origin, list] of byOrigin) {
     // Sweep: an end at the same instant as a start is processed first (touching is not overlapping).
@@ -116,13 +119,13 @@ export function peakConcurrency (found: Seen[]): Map<string, { peak: number, con
 /** `concurrency`: the most requests in flight at once on each origin stays within bounds. */
 export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx: GradeContext): CheckResult {
   const found = selectRequests(ctx.seen, spec)
-  const peaks = peakConcurrency(found)
+  const peaks = peakConcurrency(found, spec.per)
   const what = describeSelector(spec, 'request')
   let highest = 0
   for (const [origin, p] of peaks) {
     highest = Math.max(highest, p.peak)
     if (spec.at_most !== undefined && p.peak > spec.at_most) {
-      return fail(`expected at most ${spec.at_most} ${what.replace(/^request/, 'requests')} in flight at once on origin ${origin}; the server saw ${p.peak} at once (connections ${p.connections.join(', ')}, step ${p.at?.step ?? '?'})`)
+      return fail(`expected at most ${spec.at_most} ${what.replace(/^request/, 'requests')} in flight at once on ${spec.per === 'all' ? origin : `origin ${origin}`}; the server saw ${p.peak} at once (connections ${p.connections.map(c => `#${c}`).join(', ')}, step ${p.at?.step ?? '?'})`)
     }
   }
   if (spec.at_least !== undefined && highest < spec.at_least) {
