@@ -99,7 +99,8 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     })
     const routes = origin.routes ?? []
     void app.register(adminPlugin, { ctx, hooks: { change, reset } })
-    void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: routes.map(r => ({ path: r.path, text: r.description })) })
+    // a site that declares / serves its own home page instead of the index
+    if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: routes.map(r => ({ path: r.path, text: r.description })) })
     if (origin.catalogue === true) {
       for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, statusPlugin, authPlugin, faultsPlugin, bodiesPlugin, redirectsPlugin, changingPlugin]) {
         void app.register(plugin, { ctx })

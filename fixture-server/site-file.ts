@@ -1,11 +1,139 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { LineCounter, parseDocument, type Document } from 'yaml'
 import { errors } from '../common/errors.js'
-import type { SiteDefinition } from './site-definition.js'
+import { fromRoot } from '../common/paths.js'
+import { parseDuration, parseSize } from '../common/units.js'
+import { CATALOGUE } from './catalogue.js'
+import { originsOf, type SiteDefinition } from './site-definition.js'
+import { pointerSegments, positionOf } from './yaml-positions.js'
+
+let validator: ValidateFunction | null = null
+
+/** The site file schema (fixture-server/schema/site.schema.json), compiled once. */
+function validate (): ValidateFunction {
+  if (validator === null) {
+    const schema = JSON.parse(readFileSync(fromRoot('fixture-server/schema/site.schema.json'), 'utf8')) as object
+    validator = new Ajv({ allErrors: true, strict: false }).compile(schema)
+  }
+  return validator
+}
+
+/** Static catalogue paths a site route may not reuse on an origin that serves the catalogue. */
+const CATALOGUE_PATHS = new Set(CATALOGUE.map(e => e.path.split('?')[0]).filter(p => !/[A-Z]/.test(p)))
+
+function describe (err: ErrorObject): string {
+  const where = err.instancePath === '' ? 'the site' : err.instancePath
+  if (err.keyword === 'additionalProperties') return `${where} has an unknown property "${String((err.params as { additionalProperty: string }).additionalProperty)}"`
+  if (err.keyword === 'enum') return `${where} must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map(v => JSON.stringify(v)).join(', ')}`
+  if (err.keyword === 'required') return `${where} needs "${String((err.params as { missingProperty: string }).missingProperty)}"`
+  return `${where} ${err.message ?? 'is invalid'}`
+}
+
+/**
+ * Picks the error to report: the deepest one, since a oneOf failure also reports
+ * every branch at the parent.
+ */
+function pickError (list: ErrorObject[]): ErrorObject {
+  const depth = (e: ErrorObject): number => pointerSegments(e.instancePath).length + (e.keyword === 'additionalProperties' ? 1 : 0)
+  const concrete = list.filter(e => e.keyword !== 'oneOf' && e.keyword !== 'if')
+  return (concrete.length > 0 ? concrete : list).reduce((a, b) => depth(b) > depth(a) ? b : a)
+}
+
+class SiteFileChecker {
+  constructor (readonly fileName: string, readonly doc: Document, readonly lineCounter: LineCounter) {}
+
+  fail (path: Array<string | number>, rule: string, key?: string): never {
+    const { line, col } = positionOf(this.doc, this.lineCounter, path, key)
+    throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName}:${line}:${col}: ${rule}`)
+  }
+
+  duration (value: unknown, path: Array<string | number>, signed = false): void {
+    if (value === undefined || typeof value === 'number') return
+    const text = String(value)
+    try {
+      parseDuration(signed && text.startsWith('-') ? text.slice(1) : text)
+    } catch {
+      this.fail(path, `/${path.join('/')} is not a duration (500ms, 30s, 10m, 1h, 1d)`)
+    }
+  }
+}
+
+/**
+ * Rules a schema cannot say: names unique, routes unique per origin, redirect targets
+ * that exist, dates and durations that parse.
+ */
+function checkMeaning (site: SiteDefinition, check: SiteFileChecker): void {
+  if (site.origins !== undefined && (site.routes !== undefined || site.catalogue !== undefined)) {
+    check.fail([], 'give either "origins", or "routes" and "catalogue" for a single origin, not both', site.routes !== undefined ? 'routes' : 'catalogue')
+  }
+  if (site.clock?.start !== undefined && !Number.isFinite(typeof site.clock.start === 'number' ? site.clock.start : Date.parse(site.clock.start))) {
+    check.fail(['clock', 'start'], '/clock/start is not an ISO date or epoch milliseconds')
+  }
+  const origins = originsOf(site)
+  const names = new Set<string>()
+  const base: Array<string | number> = site.origins !== undefined ? ['origins'] : []
+  origins.forEach((origin, i) => {
+    const at = site.origins !== undefined ? [...base, i] : []
+    if (names.has(origin.name)) check.fail([...at, 'name'], `origin name "${origin.name}" is used twice`)
+    names.add(origin.name)
+    check.duration(origin.skew, [...at, 'skew'], true)
+  })
+  origins.forEach((origin, i) => {
+    const at = site.origins !== undefined ? [...base, i] : []
+    const paths = new Set<string>()
+    ;(origin.routes ?? []).forEach((route, j) => {
+      const rat = [...at, 'routes', j]
+      if (paths.has(route.path)) check.fail([...rat, 'path'], `route path "${route.path}" is declared twice on origin "${origin.name}"`)
+      paths.add(route.path)
+      if (route.path.startsWith('/_webkrab/')) check.fail([...rat, 'path'], 'paths under /_webkrab/ belong to the admin API')
+      if (origin.catalogue === true && CATALOGUE_PATHS.has(route.path)) check.fail([...rat, 'path'], `"${route.path}" is a catalogue path, and origin "${origin.name}" serves the catalogue`)
+      if (route.body?.size !== undefined) {
+        try {
+          parseSize(route.body.size)
+        } catch {
+          check.fail([...rat, 'body', 'size'], 'body size is not a size (1024, 20KB, 512KiB)')
+        }
+      }
+      check.duration(route.renderMs, [...rat, 'renderMs'])
+      check.duration(route.changes?.every, [...rat, 'changes', 'every'])
+      check.duration(route.changes?.poisson?.per, [...rat, 'changes', 'poisson', 'per'])
+      if (typeof route.lastModified === 'object') check.duration(route.lastModified.future, [...rat, 'lastModified', 'future'])
+      route.changes?.at?.forEach((t, k) => {
+        if (!Number.isFinite(Date.parse(t))) check.fail([...rat, 'changes', 'at', k], `"${t}" is not an ISO date`)
+      })
+      if (route.changes !== undefined && [route.changes.every, route.changes.at, route.changes.poisson].filter(v => v !== undefined).length > 1) {
+        check.fail([...rat, 'changes'], 'changes take one of "every", "at" or "poisson"')
+      }
+      if (route.redirect?.origin !== undefined && !origins.some(o => o.name === route.redirect?.origin)) {
+        check.fail([...rat, 'redirect', 'origin'], `no origin named "${route.redirect.origin}" (origins: ${origins.map(o => o.name).join(', ')})`)
+      }
+    })
+  })
+}
 
 /** Parses a site file's text; errors name `fileName:line:col` and the rule broken. */
 export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
-  void text
-  throw errors.WEBKRAB_ERR_BAD_SITE(`${fileName}: site files are not read yet`)
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false })
+  const yamlError = doc.errors[0]
+  if (yamlError !== undefined) {
+    const { line, col } = lineCounter.linePos(yamlError.pos[0])
+    throw errors.WEBKRAB_ERR_BAD_YAML(`${fileName}:${line}:${col}: ${yamlError.message.split('\n')[0]}`)
+  }
+  const value: unknown = doc.toJS()
+  const check = new SiteFileChecker(fileName, doc, lineCounter)
+  if (value === null || value === undefined) check.fail([], 'the site file is empty')
+  const ok = validate()(value)
+  if (!ok) {
+    const err = pickError(validate().errors ?? [])
+    const key = err.keyword === 'additionalProperties' ? (err.params as { additionalProperty: string }).additionalProperty : undefined
+    check.fail(pointerSegments(err.instancePath), describe(err), key)
+  }
+  const site = value as SiteDefinition
+  checkMeaning(site, check)
+  return site
 }
 
 /** Reads and parses a site file. */
