@@ -1,0 +1,108 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-server/index.js'
+import { crawl, type CrawlOptions } from '../../crawler/index.js'
+import { peakConcurrency } from './journal-concurrency.js'
+
+// Budgets end to end: the reference crawler against the fixture site over real
+// sockets, asserted from the site's journal and the fetch report.
+
+let site: RunningSite
+let main: string
+let offsite: string
+let dir: string
+let runs = 0
+
+t.before(async () => {
+  site = await startFixtureSite(undefined, { port: 0 })
+  main = site.origins[0].url
+  offsite = site.origins[1].url
+  dir = t.testdir()
+})
+t.teardown(async () => { await site?.close() })
+
+async function run (urls: string[], options: Partial<CrawlOptions> = {}) {
+  const since = site.journal.nextSeq
+  const report = await crawl({ urls, store: join(dir, `store-${++runs}.db`), ...options })
+  return { report, journal: site.journal.since(since) }
+}
+
+function to (journal: JournalEntry[], origin: 'main' | 'offsite'): JournalEntry[] {
+  return journal.filter(e => e.origin === origin)
+}
+
+t.test('a gzip bomb ends incomplete at the decompressed cap, with memory bounded', async t => {
+  const cap = 1_000_000
+  const url = `${main}/gzip-bomb?bytes=1GiB&ratio=1000`
+  global.gc?.()
+  const baseline = process.memoryUsage().rss
+  let peak = baseline
+  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 5)
+  const { report } = await run([url], { maxDecompressedBytes: cap })
+  clearInterval(sampler)
+  peak = Math.max(peak, process.memoryUsage().rss)
+
+  const resource = report.resources.find(r => r.url === url)
+  t.equal(resource?.outcome, 'incomplete')
+  t.match(resource?.reason, /decompressed-bytes budget/)
+  t.same(report.incomplete.map(i => [i.url, i.budget]), [[url, 'max-decompressed-bytes']])
+  t.ok((resource?.bytes.decompressed ?? Infinity) <= cap + 65_536, `decoding stopped near the cap (${resource?.bytes.decompressed} bytes decoded of 1 GiB)`)
+  t.ok(peak - baseline < 64 * 1024 * 1024, `memory grew by ${Math.round((peak - baseline) / 1024 / 1024)} MiB while a 1 GiB bomb arrived`)
+  t.equal(report.run.stoppedBy, 'completed', 'a per-response budget does not end the run')
+})
+
+t.test('a body past max-body-bytes ends incomplete with that budget named', async t => {
+  const url = `${main}/bytes/200000`
+  const { report } = await run([url], { maxBodyBytes: 10_000 })
+  const resource = report.resources.find(r => r.url === url)
+  t.equal(resource?.outcome, 'incomplete')
+  t.same(report.incomplete.map(i => i.budget), ['max-body-bytes'])
+  t.ok((resource?.bytes.body ?? Infinity) <= 10_000 + 65_536, `${resource?.bytes.body} of 200000 body bytes were taken: the cap held within one chunk`)
+})
+
+t.test('the run byte budget stops the run while bytes arrive', async t => {
+  const urls = [1, 2, 3, 4].map(i => `${main}/bytes/${50_000 + i}`)
+  const { report, journal } = await run(urls, { maxBytes: 60_000, perOriginConcurrency: 1, concurrency: 1 })
+  t.equal(report.run.stoppedBy, 'budget:bytes')
+  t.ok(report.bytes.received <= 60_000 + 65_536, `received ${report.bytes.received} bytes against a 60000 budget`)
+  t.ok(journal.length < urls.length, `${journal.length} of ${urls.length} URLs were requested`)
+  t.ok(report.resources.some(r => r.outcome === 'incomplete'), 'the work left undone is reported incomplete')
+})
+
+t.test('the request budget allows exactly that many requests', async t => {
+  const urls = [1, 2, 3, 4, 5].map(i => `${main}/bytes/${300 + i}`)
+  const { report, journal } = await run(urls, { maxRequests: 2 })
+  t.equal(journal.length, 2)
+  t.equal(report.requests.total, 2)
+  t.equal(report.run.stoppedBy, 'budget:requests')
+  const undone = report.incomplete.filter(i => i.budget === 'max-requests')
+  t.equal(undone.length, 3, 'the three URLs never requested are incomplete, with the budget named')
+})
+
+t.test('/redirect/offsite is not followed outside the scope, and is followed inside it', async t => {
+  const url = `${main}/redirect/offsite`
+  const outside = await run([url])
+  t.equal(to(outside.journal, 'offsite').length, 0, 'the other origin got no request')
+  const resource = outside.report.resources.find(r => r.url === url)
+  t.equal(resource?.outcome, 'out-of-scope')
+  t.match(resource?.reason, /outside the scope/)
+
+  const inside = await run([url], { scope: [main, offsite] })
+  t.same(to(inside.journal, 'offsite').map(e => e.path), ['/validators/strong'], 'with the origin in scope the hop is taken')
+  t.equal(inside.report.resources.find(r => r.url === url)?.outcome, 'new')
+})
+
+t.test('concurrency per origin and in total never exceeds its limit, counted from the journal', async t => {
+  const urls = [main, offsite].flatMap(origin => [0, 1, 2, 3, 4].map(i => `${origin}/slow/headers?ms=150&i=${i}`))
+  const { report, journal } = await run(urls, { concurrency: 3, perOriginConcurrency: 2 })
+  t.equal(journal.length, 10)
+  t.equal(report.resources.filter(r => r.outcome === 'new').length, 10)
+  for (const origin of ['main', 'offsite'] as const) {
+    const { peak, connections } = peakConcurrency(to(journal, origin))
+    t.ok(peak <= 2, `${origin}: at most 2 at once (saw ${peak})`)
+    t.equal(connections, peak, `${origin}: each request in flight had its own connection`)
+  }
+  const overall = peakConcurrency(journal)
+  t.ok(overall.peak <= 3, `at most 3 at once across origins (saw ${overall.peak})`)
+  t.equal(overall.peak, 3, 'the limit was reached, so the check had something to hold')
+})

@@ -1,0 +1,148 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-server/index.js'
+import { crawl, type CrawlOptions } from '../../crawler/index.js'
+import { parseHttpDate } from '../../common/http-date.js'
+import { DEFAULT_BACKOFF } from '../../crawler/policy/backoff.js'
+
+// Retries and politeness end to end: the reference crawler against the fixture site
+// over real sockets, every timing asserted from what the server saw (its journal).
+
+let site: RunningSite
+let main: string
+let offsite: string
+let dir: string
+let runs = 0
+
+t.before(async () => {
+  site = await startFixtureSite(undefined, { port: 0 })
+  main = site.origins[0].url
+  offsite = site.origins[1].url
+  dir = t.testdir()
+})
+t.teardown(async () => { await site?.close() })
+
+/** Runs one crawl with a fresh store; returns the report and the journal entries it caused. */
+async function run (urls: string[], options: Partial<CrawlOptions> = {}) {
+  const since = site.journal.nextSeq
+  const started = performance.now()
+  const report = await crawl({ urls, store: join(dir, `store-${++runs}.db`), ...options })
+  const elapsedMs = performance.now() - started
+  const journal = site.journal.since(since)
+  return { report, journal, elapsedMs }
+}
+
+function to (journal: JournalEntry[], origin: 'main' | 'offsite', path?: string): JournalEntry[] {
+  return journal.filter(e => e.origin === origin && (path === undefined || e.path === path))
+}
+
+function key (): string {
+  return `k${Date.now()}${Math.random().toString(36).slice(2)}`
+}
+
+t.test('the gap before a retry is never shorter than Retry-After, as delay-seconds or as an HTTP-date', async t => {
+  const delayUrl = `${main}/flaky?fail=1&status=429&retry-after=1&key=${key()}`
+  const dateUrl = `${offsite}/flaky?fail=1&status=503&retry-after=date:%2B1&key=${key()}`
+  const { report, journal } = await run([delayUrl, dateUrl])
+
+  const [first, retry] = to(journal, 'main', '/flaky')
+  t.equal(first.status, 429)
+  t.equal(first.responseHeaders['retry-after'], '1')
+  t.equal(retry?.status, 200, 'the retry came, and succeeded')
+  t.ok(retry.arrivedMs - (first.completedMs ?? Infinity) >= 1000,
+    `the retry arrived ${Math.round(retry.arrivedMs - (first.completedMs ?? 0))} ms after the 429 was sent, not before the 1 s asked for`)
+
+  const [firstDate, retryDate] = to(journal, 'offsite', '/flaky')
+  t.equal(firstDate.status, 503)
+  const askedAt = parseHttpDate(String(firstDate.responseHeaders['retry-after']))
+  const sentAt = parseHttpDate(String(firstDate.responseHeaders.date))
+  t.not(askedAt, null, 'the server sent an HTTP-date')
+  // the site clock may stand still or jump: the wait it asked for is the date minus its own Date
+  const askedMs = (askedAt ?? Infinity) - (sentAt ?? 0)
+  t.equal(askedMs, 1000)
+  t.ok(retryDate.arrivedMs - (firstDate.completedMs ?? Infinity) >= askedMs,
+    `the retry arrived ${Math.round(retryDate.arrivedMs - (firstDate.completedMs ?? 0))} ms after the 503 with Retry-After: ${String(firstDate.responseHeaders['retry-after'])} and Date: ${String(firstDate.responseHeaders.date)}`)
+
+  for (const url of [delayUrl, dateUrl]) {
+    const resource = report.resources.find(r => r.url === url)
+    t.equal(resource?.outcome, 'new', url)
+    t.equal(resource?.attempts, 2)
+    t.match(resource?.attemptLog[0].reason, /Retry-After/, 'the first attempt says why a retry followed')
+  }
+  t.equal(report.requests.retries, 2, 'retries are counted as requests')
+  t.equal(report.requests.total, 4)
+})
+
+t.test('a 429 on one origin defers its queued requests and leaves a second origin flowing', async t => {
+  const limited = `${main}/flaky?fail=1&status=429&retry-after=1&key=${key()}`
+  const queued = [`${main}/bytes/100`, `${main}/bytes/101`]
+  const other = [200, 201, 202, 203].map(n => `${offsite}/bytes/${n}`)
+  const { journal } = await run([limited, ...queued, ...other], { perOriginConcurrency: 1 })
+
+  const [rateLimited, retry] = to(journal, 'main', '/flaky')
+  t.equal(rateLimited.status, 429)
+  const holdUntil = (rateLimited.completedMs ?? Infinity) + 1000
+  const mainAfter = to(journal, 'main').filter(e => e.path !== '/flaky')
+  t.equal(mainAfter.length, 2)
+  for (const e of mainAfter) t.ok(e.arrivedMs >= holdUntil, `${e.path} waited for the origin's deferral (${Math.round(e.arrivedMs - holdUntil)} ms after it ended)`)
+  t.ok(retry.arrivedMs >= holdUntil)
+
+  const offsiteRequests = to(journal, 'offsite')
+  t.equal(offsiteRequests.length, 4)
+  for (const e of offsiteRequests) {
+    t.equal(e.status, 200)
+    t.ok(e.arrivedMs < holdUntil, `${e.path} on the other origin did not wait for main's deferral`)
+  }
+})
+
+t.test('a 503 without Retry-After is not retried at once, and the attempt cap ends retries', async t => {
+  const flaky = `${main}/flaky?fail=1&status=503&key=${key()}`
+  const always = `${offsite}/status/503?retry-after=1&k=${key()}`
+  const { report, journal } = await run([flaky, always], { maxAttempts: 2 })
+
+  const [first, retry] = to(journal, 'main', '/flaky')
+  t.equal(first.status, 503)
+  t.equal(first.responseHeaders['retry-after'], undefined, 'the server named no wait')
+  t.ok(retry.arrivedMs - (first.completedMs ?? Infinity) >= DEFAULT_BACKOFF.floorMs,
+    `the retry waited ${Math.round(retry.arrivedMs - (first.completedMs ?? 0))} ms, at least the backoff floor`)
+
+  const capped = to(journal, 'offsite', '/status/503')
+  t.equal(capped.length, 2, 'exactly max-attempts requests, retries included')
+  const resource = report.resources.find(r => r.url === always)
+  t.equal(resource?.outcome, 'failed')
+  t.equal(resource?.attempts, 2)
+  t.match(resource?.reason, /2 of 2 attempts/)
+})
+
+t.test('a Retry-After that ends past the deadline defers the origin, its queued work too, and the run ends on time', async t => {
+  const limited = `${main}/status/429?retry-after=600&k=${key()}`
+  const queued = [`${main}/validators/strong`, `${main}/validators/weak`]
+  const { report, journal, elapsedMs } = await run([limited, ...queued], { maxDurationMs: 5000, perOriginConcurrency: 1 })
+
+  t.ok(elapsedMs < 6000, `the run ended after ${Math.round(elapsedMs)} ms, within its 5 s budget`)
+  t.equal(to(journal, 'main').length, 1, 'only the request that was answered 429 reached the origin')
+  const answer = to(journal, 'main')[0]
+
+  const origin = report.origins.find(o => o.origin === main)
+  t.equal(origin?.deferral?.signal, '429 Retry-After: 600', 'the server signal is recorded')
+  const serverDate = parseHttpDate(String(answer.responseHeaders.date)) ?? 0
+  t.ok(Date.parse(origin?.deferral?.until ?? '') >= serverDate + 599_000, `deferred until ${origin?.deferral?.until}: the 600 s wait was not shortened`)
+
+  const deferred = report.deferred.find(d => d.origin === main)
+  t.equal(deferred?.signal, '429 Retry-After: 600')
+  t.same([...(deferred?.urls ?? [])].sort(), [limited, ...queued].sort(), 'every URL of the origin is listed as deferred')
+  for (const url of [limited, ...queued]) t.equal(report.resources.find(r => r.url === url)?.outcome, 'deferred', url)
+  t.equal(report.run.stoppedBy, 'budget:duration', 'the run says its duration budget is what left work undone')
+})
+
+t.test('/auth/basic gets exactly one request, without credentials, and needs an operator', async t => {
+  const url = `${main}/auth/basic?k=${key()}`
+  const { report, journal } = await run([url], { maxAttempts: 5 })
+  const requests = to(journal, 'main', '/auth/basic')
+  t.equal(requests.length, 1)
+  t.equal(requests[0].status, 401)
+  t.equal(requests[0].headers.authorization, undefined)
+  const resource = report.resources.find(r => r.url === url)
+  t.equal(resource?.outcome, 'needs-operator')
+  t.equal(resource?.attempts, 1)
+})
