@@ -52,17 +52,13 @@ export function toCrawlOptions (req: StepRequest, store: string, report: string)
   return out
 }
 
-type CrawlFn = (options: ReferenceCrawlOptions) => Promise<FetchReport>
+type CrawlFn = (options: ReferenceCrawlOptions & { signal?: AbortSignal }) => Promise<FetchReport>
 
 let crawlFn: CrawlFn | undefined
 
 async function loadCrawl (): Promise<CrawlFn> {
-  if (crawlFn === undefined) {
-    // Loaded on first use so that command adapters never load the reference crawler.
-    const modulePath = '../../crawler/index.js'
-    const mod = await import(modulePath) as { crawl: CrawlFn }
-    crawlFn = mod.crawl
-  }
+  // Loaded on first use, so that command adapters never load the reference crawler and its SQLite.
+  crawlFn ??= (await import('../../crawler/index.js')).crawl
   return crawlFn
 }
 
@@ -82,12 +78,17 @@ export function referenceAdapter (): CrawlerAdapter {
     crawl: async (req) => {
       const crawl = await loadCrawl()
       const reportPath = join(req.stateDir, `report-${req.step}.json`)
+      const abort = new AbortController()
       let timer: NodeJS.Timeout | undefined
       const timeout = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`did not finish within ${req.timeoutMs} ms`)), req.timeoutMs)
+        timer = setTimeout(() => {
+          abort.abort()
+          reject(new Error(`did not finish within ${req.timeoutMs} ms`))
+        }, req.timeoutMs)
       })
       try {
-        const report = await Promise.race([crawl(toCrawlOptions(req, join(req.stateDir, 'store.sqlite'), reportPath)), timeout])
+        const options = { ...toCrawlOptions(req, join(req.stateDir, 'store.sqlite'), reportPath), signal: abort.signal }
+        const report = await Promise.race([crawl(options), timeout])
         writeFileSync(reportPath, JSON.stringify(report, null, 2))
         return { report, reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }
       } catch (err) {
