@@ -79,6 +79,18 @@ t.test('the request budget allows exactly that many requests', async t => {
   t.equal(undone.length, 3, 'the three URLs never requested are incomplete, with the budget named')
 })
 
+t.test('the duration budget cuts a slow body at the deadline and the run ends on time', async t => {
+  const slow = `${main}/slow/body?bytes=20000&bps=4000`
+  const queued = `${main}/bytes/400`
+  const started = performance.now()
+  const { report, journal } = await run([slow, queued], { maxDurationMs: 800, perOriginConcurrency: 1 })
+  const elapsed = performance.now() - started
+  t.ok(elapsed < 2000, `the run ended ${Math.round(elapsed)} ms after it started, not after the 5 s the body would take`)
+  t.equal(report.run.stoppedBy, 'budget:duration')
+  t.same(journal.map(e => e.path), ['/slow/body'], 'nothing was started after the deadline')
+  t.same(report.incomplete.map(i => [i.url, i.budget]).sort(), [[queued, 'max-duration'], [slow, 'max-duration']].sort())
+})
+
 t.test('/redirect/offsite is not followed outside the scope, and is followed inside it', async t => {
   const url = `${main}/redirect/offsite`
   const outside = await run([url])
