@@ -36,27 +36,31 @@ const escapeHtml = (s: string): string => s.replace(/[&<>"]/g, c => `&#${c.charC
 
 /**
  * A deterministic page: the same spec gives the same bytes. A semantic revision changes
- * the text; a cosmetic one only a comment (HTML), whitespace (JSON, text).
+ * the text; a cosmetic one only adds a comment (HTML) and whitespace, a few bytes past the
+ * size.
  */
 export function renderPage (spec: PageSpec): Buffer {
   const seedKey = `${spec.key}#${spec.semantic}`
-  const cosmeticTail = spec.cosmetic > 0 ? ' '.repeat(spec.cosmetic % 7 + 1) : ''
+  // the revision number spelled in spaces and tabs: unique per revision, whitespace only
+  const cosmeticTail = spec.cosmetic > 0 ? spec.cosmetic.toString(2).replace(/0/g, ' ').replace(/1/g, '\t') : ''
   if (spec.type === 'json') {
     const head = JSON.stringify({ title: spec.title, revision: spec.semantic, text: '' })
-    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - head.length - 2 - cosmeticTail.length))
+    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - head.length - 2))
     const indent = spec.cosmetic % 2 === 1 ? 1 : undefined
     return Buffer.from(`${JSON.stringify({ title: spec.title, revision: spec.semantic, text: fill }, null, indent)}${cosmeticTail}\n`)
   }
   if (spec.type === 'text') {
     const head = `${spec.title}\nrevision ${spec.semantic}\n\n`
-    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - head.length - 1 - cosmeticTail.length))
+    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - head.length - 1))
     return Buffer.from(`${head}${fill}${cosmeticTail}\n`)
   }
   const links = (spec.links ?? []).map(l => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></li>`).join('\n')
   const comment = spec.cosmetic > 0 ? `<!-- build ${spec.cosmetic} -->` : ''
   const head = `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(spec.title)}</title></head>\n` +
     `<body><h1>${escapeHtml(spec.title)}</h1>\n<p>revision ${spec.semantic}</p>\n<p>`
-  const tail = `</p>\n${links.length > 0 ? `<ul>\n${links}\n</ul>\n` : ''}${comment}</body></html>${cosmeticTail}\n`
+  const tail = `</p>\n${links.length > 0 ? `<ul>\n${links}\n</ul>\n` : ''}</body></html>\n`
+  // the words fill the page to its size before any cosmetic revision, so a cosmetic
+  // revision adds its comment and whitespace and never touches a word
   const fill = spec.text !== undefined ? escapeHtml(spec.text) : words(spec.seed, seedKey, Math.max(16, (spec.size ?? 512) - head.length - tail.length))
-  return Buffer.from(head + fill + tail)
+  return Buffer.from(head + fill + tail.replace('</body></html>\n', `${comment}</body></html>${cosmeticTail}\n`))
 }
