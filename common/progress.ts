@@ -1,0 +1,118 @@
+import { formatBytes } from './units.js'
+
+/** What long work reports as it goes; every field is optional in an update and kept from the last one. */
+export interface ProgressState {
+  done: number
+  inFlight: number
+  deferred: number
+  bytes: number
+}
+
+export interface ProgressStream {
+  write: (chunk: string) => unknown
+  isTTY?: boolean
+  columns?: number
+}
+
+export interface ProgressOptions {
+  /** Where to draw: stderr, so stdout stays clean for results and pipes. */
+  stream: ProgressStream
+  /** Known amount of work: draws a bar and `done/total`. */
+  total?: number
+  label: string
+  /** `--quiet`: draw nothing. */
+  quiet?: boolean
+  /** Defaults to process.env (CI and NO_COLOR are read from it). */
+  env?: NodeJS.ProcessEnv
+  /** Least time between two redraws (default 100 ms). */
+  intervalMs?: number
+  /** The clock used to throttle (default performance.now). */
+  now?: () => number
+}
+
+export interface Progress {
+  /** False when the progress line is silent (not a TTY, CI, NO_COLOR, quiet). */
+  readonly enabled: boolean
+  update: (state: Partial<ProgressState>) => void
+  /** Erases the line; later updates draw nothing. */
+  stop: () => void
+}
+
+/**
+ * Whether to draw at all: only on a TTY, and never in CI or when the user asked
+ * for quiet or plain output (NO_COLOR: a progress line is redrawn with control
+ * sequences, which such users do not want either).
+ */
+export function progressEnabled (stream: ProgressStream, env: NodeJS.ProcessEnv, quiet = false): boolean {
+  if (quiet || stream.isTTY !== true) return false
+  if (env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0') return false
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
+  return env.TERM !== 'dumb'
+}
+
+/** `crawl [######------] 12/40 done, 3 in flight, 1 deferred, 1.2 MB`, cut to `width` columns. */
+export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80): string {
+  const parts: string[] = []
+  if (total !== undefined && total > 0) {
+    const share = Math.min(1, Math.max(0, state.done / total))
+    const cells = 20
+    const filled = Math.round(share * cells)
+    parts.push(`${label} [${'#'.repeat(filled)}${'-'.repeat(cells - filled)}] ${state.done}/${total} done`)
+  } else {
+    parts.push(`${label} ${state.done} done`)
+  }
+  parts.push(`${state.inFlight} in flight`)
+  if (state.deferred > 0) parts.push(`${state.deferred} deferred`)
+  parts.push(formatBytes(state.bytes))
+  const line = parts.join(', ')
+  const room = Math.max(10, width - 1) // the last column would wrap on some terminals
+  return line.length > room ? line.slice(0, room - 1) + '…' : line
+}
+
+const CLEAR_LINE = '\r\u001b[K'
+
+/**
+ * A progress line on stderr, redrawn in place and at most once per interval;
+ * a trailing redraw shows the last state once the interval has passed. Silent
+ * (and free) when progressEnabled says so.
+ */
+export function createProgress (options: ProgressOptions): Progress {
+  const enabled = progressEnabled(options.stream, options.env ?? process.env, options.quiet)
+  const interval = options.intervalMs ?? 100
+  const now = options.now ?? (() => performance.now())
+  const state: ProgressState = { done: 0, inFlight: 0, deferred: 0, bytes: 0 }
+  let lastDraw = Number.NEGATIVE_INFINITY
+  let pending: NodeJS.Timeout | undefined
+  let stopped = false
+  let drawn = false
+
+  const draw = (): void => {
+    pending = undefined
+    if (stopped) return
+    lastDraw = now()
+    drawn = true
+    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, options.stream.columns ?? 80))
+  }
+
+  return {
+    enabled,
+    update (next) {
+      if (!enabled || stopped) return
+      Object.assign(state, next)
+      const wait = lastDraw + interval - now()
+      if (wait <= 0) {
+        if (pending !== undefined) clearTimeout(pending)
+        draw()
+      } else if (pending === undefined) {
+        pending = setTimeout(draw, wait)
+        pending.unref() // a pending redraw never keeps the process alive
+      }
+    },
+    stop () {
+      if (stopped) return
+      stopped = true
+      if (pending !== undefined) clearTimeout(pending)
+      if (enabled && drawn) options.stream.write(CLEAR_LINE)
+    }
+  }
+}
