@@ -80,7 +80,7 @@ export function registerConformance (program: Command): void {
   program.command('conformance')
     .description('Run scenarios against a crawler and grade it from what the fixture site saw. Exit 0 when every required assertion passes, 1 when one fails, 2 on bad input.')
     .option('--scenarios <paths...>', 'scenario files or folders (default: the built-in suite)')
-    .option('--crawler <spec>', "'reference' (default), 'command: TEMPLATE' with {url} {urls} {state} {step} {options}, or an adapter file (e.g. curl.yaml)")
+    .option('--crawler <spec>', "'reference' (default), 'command: TEMPLATE' with {url} {urls} {state} {step} {options} {headers}, or an adapter file (e.g. curl.yaml)")
     .addOption(new Option('--reporter <name>', 'what goes to stdout').choices(REPORTERS).default('console'))
     .option('--out <dir>', 'also write scorecard.txt, results.json, results.tap, junit.xml and scorecard.html there')
     .option('--jobs <n>', `scenarios run at once (default ${defaultJobs()})`, positiveInt)

@@ -27,6 +27,8 @@ export interface ScenarioResult {
   message: string
   assertions: AssertionResult[]
   steps: Array<Omit<StepRun, 'report'> & { wroteReport: boolean }>
+  /** What went wrong with the crawler itself in a step (non-zero exit, timeout, a report it could not write). */
+  notes: string[]
   /** Requests the site saw, for the record. */
   requests: number
   durationMs: number
@@ -39,7 +41,7 @@ export interface ScenarioResult {
 export function skeleton (s: Scenario): Omit<ScenarioResult, 'verdict' | 'message'> {
   return {
     id: s.id, name: s.name, kind: s.kind, concern: s.concern, file: s.file, refs: s.refs, dependsOn: s.depends_on,
-    assertions: [], steps: [], requests: 0, durationMs: 0, expected: null, unexpectedPass: false
+    assertions: [], steps: [], notes: [], requests: 0, durationMs: 0, expected: null, unexpectedPass: false
   }
 }
 
@@ -116,7 +118,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     }
   } catch (err) {
     await site.close().catch(() => {})
-    return done('setup-fail', (err as Error).message, { steps: runsForRecord(runs), requests: seen.length })
+    return done('setup-fail', (err as Error).message, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length })
   }
   await site.close().catch(() => {})
 
@@ -124,10 +126,24 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   try {
     const assertions = gradeAssertions(scenario, ctx)
     const { verdict, message } = verdictOf(scenario.kind, assertions)
-    return done(verdict, message, { assertions, steps: runsForRecord(runs), requests: seen.length })
+    return done(verdict, message, { assertions, steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length })
   } catch (err) {
-    return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, { steps: runsForRecord(runs), requests: seen.length })
+    return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length })
   }
+}
+
+/** One line per crawl step in which the crawler itself got into trouble, with the last thing it printed. */
+export function crawlerNotes (runs: StepRun[]): string[] {
+  const notes: string[] = []
+  for (const r of runs) {
+    if (r.type !== 'crawl') continue
+    const last = r.output.trim().split('\n').pop() ?? ''
+    const said = last === '' ? '' : `: ${last.slice(0, 200)}`
+    if (r.error !== null) notes.push(`step ${r.n}: the crawler ${r.error}${said}`)
+    else if (r.exitCode !== null && r.exitCode !== 0) notes.push(`step ${r.n}: the crawler exited ${r.exitCode}${said}`)
+    if (r.reportError !== null) notes.push(`step ${r.n}: ${r.reportError}`)
+  }
+  return notes
 }
 
 function runsForRecord (runs: StepRun[]): ScenarioResult['steps'] {

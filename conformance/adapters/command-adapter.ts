@@ -5,7 +5,7 @@ import { errors } from '../../common/errors.js'
 import { parseReport } from '../../reports/load-report.js'
 import type { CrawlerAdapter, ExpectedFailure, StepOutcome, StepRequest } from './adapter-types.js'
 
-export const PLACEHOLDERS = ['url', 'urls', 'state', 'step', 'options'] as const
+export const PLACEHOLDERS = ['url', 'urls', 'state', 'step', 'options', 'headers'] as const
 
 const OUTPUT_TAIL = 4096
 
@@ -27,6 +27,11 @@ export function optionsAsFlags (options: StepRequest['options']): string[] {
   return out
 }
 
+/** Request context as `webkrab crawl` flags: `--header 'Accept-Language: fr'` per header. */
+export function headersAsFlags (headers: Record<string, string>): string[] {
+  return Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`])
+}
+
 /** Checks a template names only known placeholders and at most one of {url} and {urls}. */
 export function checkTemplate (template: string, where: string): void {
   for (const m of template.matchAll(/\{([a-z_-]+)\}/g)) {
@@ -42,12 +47,13 @@ export function checkTemplate (template: string, where: string): void {
 
 /** Fills the placeholders of a template, each value shell-quoted. */
 export function renderTemplate (template: string, req: StepRequest, url: string | null): string {
-  return template.replace(/\{(url|urls|state|step|options)\}/g, (_, name: string) => {
+  return template.replace(/\{(url|urls|state|step|options|headers)\}/g, (_, name: string) => {
     switch (name) {
       case 'url': return shellQuote(url ?? req.urls[0])
       case 'urls': return req.urls.map(shellQuote).join(' ')
       case 'state': return shellQuote(req.stateDir)
       case 'step': return String(req.step)
+      case 'headers': return headersAsFlags(req.headers).map(shellQuote).join(' ')
       default: return optionsAsFlags(req.options).map(shellQuote).join(' ')
     }
   })

@@ -18,6 +18,8 @@ node -e '
   const flags = []
   const limits = [o["response-timeout"], o["max-duration"]].filter(Boolean).map(secs)
   flags.push("--max-time", String(Math.min(20, ...limits)))
+  // the deadline of the run also bounds retries and their waits
+  if (o["max-duration"] !== undefined) flags.push("--retry-max-time", String(secs(o["max-duration"])))
   if (o["max-redirects"] !== undefined) flags.push("--max-redirs", String(o["max-redirects"]))
   if (o["max-attempts"] !== undefined) flags.push("--retry", String(Math.max(0, o["max-attempts"] - 1)))
   if (o["connect-timeout"] !== undefined) flags.push("--connect-timeout", String(secs(o["connect-timeout"])))

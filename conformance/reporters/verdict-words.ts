@@ -30,6 +30,8 @@ export function verdictText (s: ScenarioResult): string {
 /** The failed assertions of a scenario, with their messages, one per line. */
 export function failureLines (s: ScenarioResult): string[] {
   const failed = s.assertions.filter(a => a.status === 'fail')
-  if (failed.length === 0) return [s.message]
-  return failed.map(a => `${a.id} [${a.level}]: ${a.message}${a.expected !== null ? ` (known: ${a.expected})` : ''}`)
+  const lines = failed.length === 0
+    ? [s.message]
+    : failed.map(a => `${a.id} [${a.level}]: ${a.message}${a.expected !== null ? ` (known: ${a.expected})` : ''}`)
+  return [...lines, ...s.notes.map(n => `note: ${n}`)]
 }
