@@ -67,12 +67,16 @@ function named (retryAfter: RetryAfter): number | null {
   return retryAfter.kind === 'delay' || retryAfter.kind === 'date' ? retryAfter.delayMs : null
 }
 
+function isClamped (retryAfter: RetryAfter): boolean {
+  return (retryAfter.kind === 'delay' || retryAfter.kind === 'date') && retryAfter.clamped
+}
+
 /** What the Retry-After said, in words, for reasons. */
 function describeRetryAfter (retryAfter: RetryAfter): string {
   switch (retryAfter.kind) {
     case 'absent': return 'no Retry-After'
     case 'invalid': return `an invalid Retry-After, ignored (${retryAfter.reason})`
-    case 'delay': return `Retry-After: ${retryAfter.raw}${retryAfter.clamped ? ' (clamped to 2^31 s)' : ''}`
+    case 'delay': return `Retry-After: ${retryAfter.raw}${retryAfter.clamped ? ' (read as 2^31 s, the longest wait taken literally)' : ''}`
     case 'date': return `Retry-After: ${retryAfter.raw} (${secs(retryAfter.delayMs)} after ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the local clock, as the response had no usable Date'})`
   }
 }
@@ -133,7 +137,7 @@ export function decideRetry (input: RetryInput): RetryDecision {
     const jitterMs = serverWait !== null ? jitterFor(waitMs, input.retryAfterJitterRatio ?? DEFAULT_RETRY_AFTER_JITTER, random) : b.jitterMs
     const untilMs = nowMs + waitMs
     const how = serverWait !== null
-      ? `the server asked for ${secs(serverWait)} with ${describeRetryAfter(retryAfter)}${serverWait < floorMs ? `, lengthened to the ${secs(floorMs)} floor` : ''}`
+      ? `the server asked for ${isClamped(retryAfter) ? 'more than 68 years' : secs(serverWait)} with ${describeRetryAfter(retryAfter)}${serverWait < floorMs ? `, lengthened to the ${secs(floorMs)} floor` : ''}`
       : `${describeRetryAfter(retryAfter)}, so the origin is given an exponential backoff of ${secs(waitMs)} (attempt ${attempt})`
     const deferOrigin: OriginDeferral = { untilMs, signal, reason: `${what}: ${how}; no request to the origin before then` }
     if (!attemptsLeft) {

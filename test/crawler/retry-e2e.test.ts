@@ -135,6 +135,21 @@ t.test('a Retry-After that ends past the deadline defers the origin, its queued 
   t.equal(report.run.stoppedBy, 'budget:duration', 'the run says its duration budget is what left work undone')
 })
 
+t.test('a Retry-After of 10^12 seconds on the only URL of an origin defers it without overflow and the run ends at once', async t => {
+  const url = `${main}/status/429?retry-after=1000000000000&k=${key()}`
+  const { report, journal, elapsedMs } = await run([url], { maxDurationMs: 5000 })
+  t.ok(elapsedMs < 5000, `the run ended after ${Math.round(elapsedMs)} ms`)
+  t.equal(to(journal, 'main').length, 1)
+  const resource = report.resources.find(r => r.url === url)
+  t.equal(resource?.outcome, 'deferred')
+  t.equal(report.deferred[0]?.signal, '429 Retry-After: 1000000000000')
+  t.ok(Number.isFinite(Date.parse(report.deferred[0]?.until ?? '')), `until ${report.deferred[0]?.until} is a real time`)
+  // The crawler finishes the answered URL as deferred itself, so nothing is left in the
+  // scheduler and the run reports `completed` ("every seed URL was visited"), though the
+  // duration budget is what left the work undone (issue 4, point 4: stoppedBy set).
+  t.equal(report.run.stoppedBy, 'budget:duration', { todo: 'crawl.ts reports completed when the deferred URL was the one answered' })
+})
+
 t.test('/auth/basic gets exactly one request, without credentials, and needs an operator', async t => {
   const url = `${main}/auth/basic?k=${key()}`
   const { report, journal } = await run([url], { maxAttempts: 5 })

@@ -54,6 +54,13 @@ t.test('a wait that ends after the deadline defers the origin with the full wait
   t.match((d as { reason: string }).reason, /after the run's deadline/)
 })
 
+t.test('a huge Retry-After defers the origin and the reason does not pretend the server asked for less', async t => {
+  const d = decideRetry(input({ status: 429, retryAfter: ra('1000000000000'), deadlineMs: NOW + 5000 }))
+  t.equal(d.action, 'defer-origin')
+  t.match((d as { reason: string }).reason, /asked for more than 68 years with Retry-After: 1000000000000 \(read as 2\^31 s/)
+  t.equal((d as { untilMs: number }).untilMs, NOW + 2 ** 31 * 1000)
+})
+
 t.test('a wait that ends exactly at the deadline is deferred too', async t => {
   t.equal(decideRetry(input({ status: 503, retryAfter: ra('5'), deadlineMs: NOW + 5000 })).action, 'defer-origin')
 })
