@@ -156,7 +156,7 @@ export class Scheduler<J> {
   private readonly running = new Set<Promise<void>>()
   private readonly abort = new AbortController()
   private phase: Phase = 'idle'
-  private ran = false
+  private busy = false
   private outcome: { stoppedBy: SchedulerStop, reason: string } | null = null
   private wake: (() => void) | null = null
   private failure: { error: unknown } | null = null
@@ -252,10 +252,16 @@ export class Scheduler<J> {
    * left, the deadline passes, or `stop` is called. Resolves when every started job
    * has settled. A worker that throws stops the run, and `run` rejects with its error
    * once the others have settled: workers are expected to record their own failures.
+   *
+   * After a run that completed, `add` and `run` may be called again (a crawl's second
+   * phase): deferrals, stopped origins, lowered limits and politeness carry over, so
+   * an origin that asked to be left alone is still left alone. After a deadline or a
+   * stop, the scheduler stays stopped: a later run starts nothing and hands back what
+   * was added since.
    */
   async run (worker: Worker<J>): Promise<SchedulerResult<J>> {
-    if (this.ran) throw new Error('Scheduler.run can be called once')
-    this.ran = true
+    if (this.busy) throw new Error('Scheduler.run is already running')
+    this.busy = true
     if (this.phase === 'idle') this.phase = 'running'
     while (this.phase === 'running') {
       const now = this.clock.now()
@@ -285,10 +291,21 @@ export class Scheduler<J> {
       await this.waitUntil(wakeAt, now)
     }
     await this.settle()
-    this.phase = 'done'
-    if (this.failure !== null) throw this.failure.error
+    this.busy = false
     const outcome = this.outcome ?? { stoppedBy: 'completed' as const, reason: 'every queued job ran' }
-    return { stoppedBy: outcome.stoppedBy, reason: outcome.reason, leftover: this.leftover }
+    const leftover = this.leftover.splice(0)
+    if (outcome.stoppedBy === 'completed' && this.failure === null) {
+      this.phase = 'idle'
+      this.outcome = null
+    } else {
+      this.phase = 'done'
+    }
+    if (this.failure !== null) {
+      const { error } = this.failure
+      this.failure = null
+      throw error
+    }
+    return { stoppedBy: outcome.stoppedBy, reason: outcome.reason, leftover }
   }
 
   private stateOf (origin: string): OriginState<J> {

@@ -222,10 +222,44 @@ t.test('a job that throws stops the run and run rejects with its error', async t
   await t.rejects(s.run(async n => { if (n === 1) throw new Error('boom') }), /boom/)
 })
 
-t.test('run can be called once', async t => {
+t.test('run cannot be called while it runs', async t => {
   const s = new Scheduler<number>({ concurrency: 1, clock: new VirtualClock() })
-  await s.run(async () => {})
-  await t.rejects(s.run(async () => {}), /once/)
+  s.add('a', 1)
+  const first = s.run(async () => {})
+  await t.rejects(s.run(async () => {}), /already running/)
+  await first
+})
+
+t.test('a second run after a completed one still honours the deferrals and politeness of the first', async t => {
+  const clock = new VirtualClock()
+  const s = new Scheduler<string>({ concurrency: 2, politenessDelayMs: 100, clock })
+  const starts: Array<[string, number]> = []
+  const worker = async (id: string, ctx: JobContext): Promise<void> => {
+    starts.push([id, clock.now()])
+    if (id === 'a0') s.defer(ctx.origin, clock.now() + 3000, { reason: '429', signal: '429 Retry-After: 3' })
+    await clock.sleep(10, ctx.signal)
+  }
+  s.add('a', 'a0')
+  t.equal((await s.run(worker)).stoppedBy, 'completed')
+  s.add('a', 'a1')
+  s.add('b', 'b0')
+  const second = await s.run(worker)
+  t.equal(second.stoppedBy, 'completed')
+  t.same(starts, [['a0', 0], ['b0', 10], ['a1', 3000]], 'the second run did not forget the deferral')
+})
+
+t.test('a second run after the deadline starts nothing and hands back what was added', async t => {
+  const clock = new VirtualClock()
+  const s = new Scheduler<string>({ concurrency: 1, deadlineMs: 50, clock })
+  s.add('a', 'a0')
+  const first = await s.run(async (_id, ctx) => { await clock.sleep(100, ctx.signal) })
+  t.equal(first.stoppedBy, 'deadline')
+  s.add('a', 'a1')
+  let ran = 0
+  const second = await s.run(async () => { ran++ })
+  t.equal(ran, 0)
+  t.equal(second.stoppedBy, 'deadline')
+  t.same(second.leftover.map(l => [l.job, l.why]), [['a1', 'deadline']])
 })
 
 t.test('a stop before the run starts nothing and hands everything back', async t => {
