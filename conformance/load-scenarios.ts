@@ -16,10 +16,12 @@ export const SCENARIOS_DIR = fromRoot('scenarios')
 const STEP_TYPES: readonly StepType[] = ['crawl', 'advance', 'change', 'reset', 'wait']
 
 let validate: ValidateFunction | undefined
+let schema: object | undefined
 function scenarioValidator (): ValidateFunction {
   if (validate === undefined) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
-    validate = ajv.compile(JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8')) as object)
+    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true })
+    schema = JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8')) as object
+    validate = ajv.compile(schema)
   }
   return validate
 }
@@ -99,7 +101,7 @@ export async function loadScenarioFile (file: string): Promise<Scenario> {
 export async function parseScenario (text: string, file: string): Promise<Scenario> {
   const src = parseYamlSource(text, file)
   const check = scenarioValidator()
-  if (!check(src.value)) throw schemaError(src, check.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO)
+  if (!check(src.value)) throw schemaError(src, check.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO, schema)
   const raw = src.value as Record<string, unknown>
   const bad = (path: Array<string | number>, what: string, key?: string): Error =>
     errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(positionOf(src, path, key))}: ${what}`)

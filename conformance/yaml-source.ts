@@ -80,7 +80,7 @@ export function humanPath (path: Array<string | number>): string {
  * concrete rule rather than "must match one of the schemas") and words it as
  * `file:line:column: where: what (rule: schema path)`.
  */
-export function schemaError (src: YamlSource, errs: ErrorObject[], factory: ErrorFactory): Error {
+export function schemaError (src: YamlSource, errs: ErrorObject[], factory: ErrorFactory, schemaRoot?: object): Error {
   const best = pickError(errs)
   const path = pointerToPath(best.instancePath)
   let key: string | undefined
@@ -115,8 +115,30 @@ export function schemaError (src: YamlSource, errs: ErrorObject[], factory: Erro
       break
   }
   const pos = positionOf(src, path, key)
-  const rule = `rule ${best.schemaPath}`
+  const rule = `rule ${ruleOf(best, schemaRoot)}`
   return factory(`${formatPos(pos)}: ${humanPath(path)} ${what} (${rule})`)
+}
+
+/**
+ * Where the broken rule lives in the schema file. ajv's schemaPath is relative
+ * to the definition a $ref led to (`#/additionalProperties`); with the schema
+ * and ajv's `verbose` option the definition is found by identity, giving
+ * `#/definitions/assertion/additionalProperties`.
+ */
+function ruleOf (e: ErrorObject, root: object | undefined): string {
+  if (root === undefined || e.parentSchema === undefined) return e.schemaPath
+  const found = locate(root, e.parentSchema, '#')
+  return found === null ? e.schemaPath : `${found}/${e.keyword}`
+}
+
+function locate (node: unknown, target: unknown, at: string): string | null {
+  if (node === target) return at
+  if (node === null || typeof node !== 'object') return null
+  for (const [k, v] of Object.entries(node)) {
+    const hit = locate(v, target, `${at}/${k}`)
+    if (hit !== null) return hit
+  }
+  return null
 }
 
 function describeBranches (schema: unknown): string {

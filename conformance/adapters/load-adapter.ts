@@ -12,6 +12,7 @@ import { referenceAdapter } from './reference-adapter.js'
 export const ADAPTER_SCHEMA_PATH = fromRoot('conformance', 'schema', 'adapter.schema.json')
 
 let validate: ValidateFunction | undefined
+let schema: object | undefined
 
 interface AdapterFile {
   name: string
@@ -24,8 +25,11 @@ interface AdapterFile {
 /** Parses an adapter file (YAML): name, command, timeout, skip and expected_failures. */
 export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
   const src = parseYamlSource(text, file)
-  validate ??= new Ajv({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(ADAPTER_SCHEMA_PATH, 'utf8')) as object)
-  if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_ADAPTER)
+  if (validate === undefined) {
+    schema = JSON.parse(readFileSync(ADAPTER_SCHEMA_PATH, 'utf8')) as object
+    validate = new Ajv({ allErrors: true, strict: true, verbose: true }).compile(schema)
+  }
+  if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_ADAPTER, schema)
   const raw = src.value as AdapterFile
   const skip = new Map<string, string>()
   raw.skip?.forEach((s, i) => {
