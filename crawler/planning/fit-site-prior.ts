@@ -1,0 +1,90 @@
+import { type ChangeHistory } from './change-history.js'
+import { logLikelihoodOnGrid, summarizeHistory } from './change-rate.js'
+import { RATE_GRID } from './rate-grid.js'
+import { type SitePrior } from './site-prior.js'
+
+export interface FitOptions {
+  /** EM iterations at most (each is one pass over every history). */
+  maxIterations?: number
+  /** Stop when mean and sd move less than this (in ln rate). */
+  tolerance?: number
+  /** Bounds on the fitted sd: a prior narrower than 0.3 would overrule the data, wider than 4 says nothing. */
+  minSd?: number
+  maxSd?: number
+  /** Whether each history's Last-Modified ages count (default: only when it is trusted). */
+  useLastModified?: (history: ChangeHistory) => boolean
+}
+
+/**
+ * Empirical Bayes: fits the site's log-normal prior to the histories of all its
+ * resources, by expectation-maximisation over the rate grid (each resource's
+ * rate is a latent variable; the prior's mean and sd are the maximum-likelihood
+ * fit of the marginal likelihood). The resources' own rates then borrow strength
+ * from the site: a page seen twice is judged against how the site's pages change.
+ *
+ * `start` is the previous prior (a warm start converges in a few passes).
+ * Resources without informative history are left out; with none at all, `start`
+ * is returned unchanged.
+ */
+export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePrior, options: FitOptions = {}): SitePrior {
+  const maxIterations = options.maxIterations ?? 100
+  const tolerance = options.tolerance ?? 1e-3
+  const minSd = options.minSd ?? 0.3
+  const maxSd = options.maxSd ?? 4
+  const { logRates } = RATE_GRID
+  const G = logRates.length
+  const informative: Float64Array[] = []
+  let observations = 0
+  for (const h of histories) {
+    const stats = summarizeHistory(h, { useLastModified: options.useLastModified?.(h) })
+    if (stats.observations === 0) continue
+    observations += stats.observations
+    informative.push(logLikelihoodOnGrid(stats))
+  }
+  if (informative.length === 0) return start
+  let mean = start.logRateMean
+  let sd = Math.min(Math.max(start.logRateSd, minSd), maxSd)
+  const post = new Float64Array(G)
+  for (let iter = 0; iter < maxIterations; iter++) {
+    const inv = 1 / (2 * sd * sd)
+    let sumMean = 0
+    let sumSq = 0
+    for (const ll of informative) {
+      let max = -Infinity
+      for (let g = 0; g < G; g++) {
+        const d = logRates[g] - mean
+        const v = ll[g] - d * d * inv
+        post[g] = v
+        if (v > max) max = v
+      }
+      let z = 0
+      let m1 = 0
+      let m2 = 0
+      for (let g = 0; g < G; g++) {
+        const diff = post[g] - max
+        if (diff < -40) continue
+        const p = Math.exp(diff)
+        z += p
+        m1 += p * logRates[g]
+        m2 += p * logRates[g] * logRates[g]
+      }
+      const m = m1 / z
+      sumMean += m
+      sumSq += m2 / z
+    }
+    const n = informative.length
+    const nextMean = sumMean / n
+    const nextSd = Math.min(Math.max(Math.sqrt(Math.max(sumSq / n - nextMean * nextMean, 0)), minSd), maxSd)
+    const moved = Math.abs(nextMean - mean) + Math.abs(nextSd - sd)
+    mean = nextMean
+    sd = nextSd
+    if (moved < tolerance) break
+  }
+  return {
+    logRateMean: mean,
+    logRateSd: sd,
+    basis: 'fitted',
+    resources: informative.length,
+    reason: `fitted to ${informative.length} resources' histories (${observations} observations): median one change every ${(Math.exp(-mean)).toPrecision(3)} days, ln-rate sd ${sd.toFixed(2)}`
+  }
+}

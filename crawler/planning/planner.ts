@@ -1,0 +1,250 @@
+import type { ValidatorQuality } from '../../reports/report-types.js'
+import { AUDIT_SHARE, auditPriority } from './audit.js'
+import { type ChangeRateEstimate, type RatePosterior } from './change-rate.js'
+import { chooseFetchMode, type FetchMode, UNCONDITIONAL_ABOVE } from './fetch-mode.js'
+import { DAY_MS } from './rate-grid.js'
+import { changeProbability, revisitIndex } from './revisit-index.js'
+import { formatDays } from './site-prior.js'
+
+/** One resource (URL and Vary variant) the planner may give a slot to. */
+export interface PlanCandidate {
+  key: string
+  origin: string
+  /** Operator-given importance (default 1). */
+  weight?: number
+  /** When the stored copy was last fetched or revalidated; null when nothing is stored. */
+  lastFetchedAtMs: number | null
+  /** Null when the resource has no estimate yet: the plan's `prior` nodes stand in. */
+  estimate: ChangeRateEstimate | null
+  validators: {
+    /** The stored record has an ETag or a Last-Modified to revalidate with. */
+    present: boolean
+    quality: ValidatorQuality
+    /** An audit caught these validators answering 304 to changed content. */
+    broken: boolean
+  }
+  /**
+   * The last fetch whose content was checked by digest, when 304s have vouched
+   * for the copy since; null when the last fetch itself was checked.
+   */
+  unverifiedSinceMs: number | null
+}
+
+export interface PlanOptions {
+  now: number
+  /** Plan the slots in [now, now + horizonMs). */
+  horizonMs: number
+  /** The politeness budget: requests per origin per day, evenly spaced. */
+  requestsPerDay: number
+  /** Per-origin budgets overriding `requestsPerDay`. */
+  requestsPerDayByOrigin?: Record<string, number>
+  /** The last request already made to each origin, so spacing holds across plans. */
+  lastRequestAtMs?: Record<string, number>
+  /** For candidates without an estimate: the posterior they stand on (the site prior's). */
+  prior?: RatePosterior
+  auditShare?: number
+  unconditionalAbove?: number
+  /**
+   * A resource unfetched for longer than this is put first, whatever its
+   * index: insurance against an estimate gone wrong on a site that changed its
+   * rhythm. Off (null) by default, since the index rule already weighs staleness.
+   */
+  maxIntervalMs?: number | null
+}
+
+export interface PlannedFetch {
+  key: string
+  origin: string
+  /** When to send it: slots are evenly spaced at one day / budget. */
+  atMs: number
+  mode: FetchMode
+  conditional: boolean
+  audit: boolean
+  /** Estimated changes per day (posterior median), null when unknown. */
+  ratePerDay: number | null
+  /** The resource's index (days) at planning time. */
+  index: number
+  changeProbability: number
+  /** Why chosen, its estimated rate, and why conditional or not. */
+  reason: string
+}
+
+export interface OriginPlan {
+  origin: string
+  slots: number
+  planned: number
+  candidates: number
+  audits: number
+  /** The lowest index that got a slot (the plan's cut-off). */
+  cutoffIndex: number | null
+  reason: string
+}
+
+export interface RevisitPlan {
+  fetches: PlannedFetch[]
+  origins: OriginPlan[]
+}
+
+const UNKNOWN: RatePosterior = { ratesPerDay: [0.1], weights: [1] }
+
+interface Scored {
+  candidate: PlanCandidate
+  posterior: RatePosterior
+  elapsedDays: number
+  index: number
+  overdue: boolean
+  rank: number
+}
+
+/** Code-unit order: stable and cheap, unlike a locale-aware comparison. */
+function compareKeys (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/** Evenly spaced slot times in [now, now + horizon), never closer than one day / budget to the last request. */
+export function slotTimes (now: number, horizonMs: number, requestsPerDay: number, lastRequestAtMs?: number): number[] {
+  if (!(requestsPerDay > 0) || !(horizonMs > 0)) return []
+  const spacing = DAY_MS / requestsPerDay
+  const first = lastRequestAtMs === undefined ? now : Math.max(now, lastRequestAtMs + spacing)
+  const out: number[] = []
+  for (let t = first; t < now + horizonMs; t = first + out.length * spacing) out.push(t)
+  return out
+}
+
+/**
+ * Chooses which resources get the next slots of each origin's budget, by the
+ * expected value of a slot (revisit-index.ts, weighted by importance), and how
+ * to fetch each: revalidate, refetch, or audit. Pure: the time is an argument,
+ * and the plan is the same for the same input.
+ *
+ * Never more fetches than slots, and slots are spaced one day / budget apart,
+ * so no day of requests ever exceeds the budget.
+ */
+export function planRevisits (candidates: readonly PlanCandidate[], options: PlanOptions): RevisitPlan {
+  const byOrigin = new Map<string, PlanCandidate[]>()
+  for (const c of candidates) {
+    const list = byOrigin.get(c.origin)
+    if (list === undefined) byOrigin.set(c.origin, [c])
+    else list.push(c)
+  }
+  const fetches: PlannedFetch[] = []
+  const origins: OriginPlan[] = []
+  for (const [origin, list] of byOrigin) {
+    const plan = planOrigin(origin, list, options)
+    fetches.push(...plan.fetches)
+    origins.push(plan.summary)
+  }
+  fetches.sort((a, b) => a.atMs - b.atMs || compareKeys(a.key, b.key))
+  return { fetches, origins }
+}
+
+function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions): { fetches: PlannedFetch[], summary: OriginPlan } {
+  const { now } = options
+  const perDay = options.requestsPerDayByOrigin?.[origin] ?? options.requestsPerDay
+  const slots = slotTimes(now, options.horizonMs, perDay, options.lastRequestAtMs?.[origin])
+  const maxInterval = options.maxIntervalMs ?? null
+  const prior = options.prior ?? UNKNOWN
+  const n = list.length
+  const index = new Float64Array(n)
+  const elapsed = new Float64Array(n)
+  const overdue: number[] = []
+  const regular: number[] = []
+  for (let i = 0; i < n; i++) {
+    const c = list[i]
+    elapsed[i] = c.lastFetchedAtMs === null ? Infinity : Math.max(now - c.lastFetchedAtMs, 0) / DAY_MS
+    index[i] = revisitIndex(c.estimate?.posterior ?? prior, elapsed[i], c.weight ?? 1)
+    if (maxInterval !== null && c.lastFetchedAtMs !== null && now - c.lastFetchedAtMs > maxInterval) overdue.push(i)
+    else regular.push(i)
+  }
+  // Overdue first (longest unfetched first), then the highest index; the key breaks ties.
+  overdue.sort((a, b) => elapsed[b] - elapsed[a] || compareKeys(list[a].key, list[b].key))
+  const picked = overdue.slice(0, slots.length)
+  const room = slots.length - picked.length
+  if (room > 0) {
+    let pool = regular
+    if (regular.length > room) {
+      // Only candidates at or above the room-th largest index can win: find it with a native numeric sort.
+      const values = new Float64Array(regular.length)
+      for (let k = 0; k < regular.length; k++) values[k] = index[regular[k]]
+      values.sort()
+      const threshold = values[values.length - room]
+      pool = regular.filter(i => index[i] >= threshold)
+    }
+    pool.sort((a, b) => index[b] - index[a] || compareKeys(list[a].key, list[b].key))
+    for (let k = 0; k < room && k < pool.length; k++) picked.push(pool[k])
+  }
+  const overduePicked = Math.min(overdue.length, slots.length)
+  const chosen: Scored[] = picked.map((i, k) => ({
+    candidate: list[i],
+    posterior: list[i].estimate?.posterior ?? prior,
+    elapsedDays: elapsed[i],
+    index: index[i],
+    overdue: k < overduePicked,
+    rank: k + 1
+  }))
+  const cutoff = chosen.length > 0 ? chosen[chosen.length - 1].index : null
+  const unconditionalAbove = options.unconditionalAbove ?? UNCONDITIONAL_ABOVE
+
+  const fetches: PlannedFetch[] = chosen.map((s, i) => {
+    const c = s.candidate
+    const p = changeProbability(s.posterior, s.elapsedDays)
+    const mode = chooseFetchMode({
+      firstFetch: c.lastFetchedAtMs === null,
+      validatorsPresent: c.validators.present,
+      quality: c.validators.quality,
+      validatorsBroken: c.validators.broken,
+      changeProbability: p
+    }, unconditionalAbove)
+    const rate = c.estimate?.ratePerDay ?? null
+    const why = s.overdue
+      ? `unfetched for ${formatDays(s.elapsedDays)}, past the ${formatDays((maxInterval ?? 0) / DAY_MS)} limit`
+      : c.lastFetchedAtMs === null
+        ? 'never fetched'
+        : `${formatDays(s.elapsedDays)} since the last fetch, P(changed) ${p.toFixed(2)}; index ${s.index.toPrecision(3)} ranks ${s.rank} of ${n}`
+    const estimate = rate === null ? 'no estimate yet' : `estimated one change every ${formatDays(1 / rate)}`
+    return {
+      key: c.key,
+      origin,
+      atMs: slots[i],
+      mode: mode.mode,
+      conditional: mode.conditional,
+      audit: false,
+      ratePerDay: rate,
+      index: s.index,
+      changeProbability: p,
+      reason: `${estimate}; ${why}; ${mode.reason}`
+    }
+  })
+
+  const auditShare = options.auditShare ?? AUDIT_SHARE
+  const wanted = Math.round(auditShare * fetches.length)
+  let audits = 0
+  if (wanted > 0) {
+    const eligible = fetches
+      .map((f, i) => ({ f, candidate: chosen[i].candidate, priority: auditPriority(chosen[i].candidate.unverifiedSinceMs, now, chosen[i].candidate.weight ?? 1) }))
+      .filter(e => e.f.conditional && e.priority > 0)
+      .sort((a, b) => b.priority - a.priority || compareKeys(a.f.key, b.f.key))
+      .slice(0, wanted)
+    for (const { f, candidate } of eligible) {
+      const vouchedDays = (now - (candidate.unverifiedSinceMs ?? now)) / DAY_MS
+      f.audit = true
+      f.conditional = false
+      f.mode = 'refetch'
+      f.reason = f.reason.replace(/; revalidate: .*$/, `; audit: 304s have vouched for the copy for ${formatDays(vouchedDays)} since its content was last checked, so it is fetched unconditionally to test the validators`)
+      audits++
+    }
+  }
+
+  const summary: OriginPlan = {
+    origin,
+    slots: slots.length,
+    planned: fetches.length,
+    candidates: list.length,
+    audits,
+    cutoffIndex: cutoff,
+    reason: fetches.length < slots.length
+      ? `${fetches.length} resources for ${slots.length} slots: every one planned`
+      : `${slots.length} slots at ${perDay} requests a day went to the highest of ${list.length} indices (cut-off ${cutoff === null ? '-' : cutoff.toPrecision(3)} days)`
+  }
+  return { fetches, summary }
+}
