@@ -16,25 +16,10 @@
  * `monotonicClock`. All times (deadline, defer, notBefore) are on that clock.
  */
 
-export interface SchedulerClock {
-  now: () => number
-  /** Resolves after `ms`, or at once (without rejecting) when `signal` aborts. */
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>
-}
+import { Fifo } from './fifo.js'
+import { monotonicClock, type SchedulerClock } from './monotonic-clock.js'
 
-/** setTimeout cannot wait longer than 2^31 - 1 ms; longer sleeps wake up and sleep again. */
-const MAX_TIMER_MS = 2 ** 31 - 1
-
-/** A monotonic clock (performance.now) with cancellable timers. */
-export const monotonicClock: SchedulerClock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) => new Promise<void>(resolve => {
-    if (signal.aborted) { resolve(); return }
-    const onAbort = (): void => { clearTimeout(timer); resolve() }
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve() }, Math.min(Math.max(0, ms), MAX_TIMER_MS))
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
-}
+export { monotonicClock, type SchedulerClock }
 
 export interface SchedulerDeferral {
   untilMs: number
@@ -97,36 +82,6 @@ export interface AddOptions {
 }
 
 interface Timed<J> { job: J, notBefore: number }
-
-/** A FIFO with O(1) shift and unshift. */
-class Fifo<T> {
-  private items: T[] = []
-  private head = 0
-  get length (): number { return this.items.length - this.head }
-  push (item: T): void { this.items.push(item) }
-  unshift (item: T): void {
-    if (this.head > 0) this.items[--this.head] = item
-    else this.items.unshift(item)
-  }
-
-  shift (): T | undefined {
-    if (this.head >= this.items.length) return undefined
-    const item = this.items[this.head]
-    this.items[this.head++] = undefined as T
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head)
-      this.head = 0
-    }
-    return item
-  }
-
-  drain (): T[] {
-    const rest = this.items.slice(this.head)
-    this.items = []
-    this.head = 0
-    return rest
-  }
-}
 
 interface OriginState<J> {
   origin: string

@@ -1,0 +1,29 @@
+/** A FIFO with O(1) shift and unshift. */
+export class Fifo<T> {
+  private items: T[] = []
+  private head = 0
+  get length (): number { return this.items.length - this.head }
+  push (item: T): void { this.items.push(item) }
+  unshift (item: T): void {
+    if (this.head > 0) this.items[--this.head] = item
+    else this.items.unshift(item)
+  }
+
+  shift (): T | undefined {
+    if (this.head >= this.items.length) return undefined
+    const item = this.items[this.head]
+    this.items[this.head++] = undefined as T
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+    return item
+  }
+
+  drain (): T[] {
+    const rest = this.items.slice(this.head)
+    this.items = []
+    this.head = 0
+    return rest
+  }
+}
