@@ -93,24 +93,33 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
     // 204 and 304 responses (_hasBody false), so those count nothing.
     const write = res.write
     const end = res.end
+    // an end() that calls write() itself must not count its chunk twice
+    let ending = false
     res.write = function (this: CountedResponse, chunk: unknown, ...rest: unknown[]): boolean {
-      if (this._hasBody !== false) entry.bodyBytes += byteLength(chunk, rest[0])
+      if (!ending && this._hasBody !== false) entry.bodyBytes += byteLength(chunk, rest[0])
       return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
     } as typeof res.write
     res.end = function (this: CountedResponse, chunk?: unknown, ...rest: unknown[]): CountedResponse {
       if (this._hasBody !== false && typeof chunk !== 'function') entry.bodyBytes += byteLength(chunk, rest[0])
-      return (end as (...a: unknown[]) => CountedResponse).call(this, chunk, ...rest)
+      ending = true
+      try {
+        return (end as (...a: unknown[]) => CountedResponse).call(this, chunk, ...rest)
+      } finally {
+        ending = false
+      }
     } as typeof res.end
+    let finished = false
+    res.once('finish', () => { finished = true })
     res.once('close', () => {
       entry.completedMs = performance.now()
       entry.completedAt = new Date(state.clock.now()).toISOString()
       if (handWritten.has(entry)) {
-        entry.cut = entry.cut || !res.writableFinished
+        entry.cut = entry.cut || !finished
       } else {
         entry.status = res.headersSent ? res.statusCode : null
         entry.responseHeaders = res.headersSent ? reply.getHeaders() as Record<string, string | string[]> : {}
         entry.headerBytes = typeof res._header === 'string' ? res._header.length : 0
-        entry.cut = !res.writableFinished
+        entry.cut = !finished
       }
       journal.complete(entry)
     })
