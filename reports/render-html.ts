@@ -169,25 +169,31 @@ function resourcesCard (report: FetchReport): string {
   const rows: Row[] = report.resources.map((r: ResourceReport) => ({
     attrs: { 'data-url': r.url, 'data-outcome': r.outcome },
     cells: [
-      r.url,
+      {
+        html: escapeHtml(r.url) + (Object.keys(r.requestContext).length === 0 ? '' : `<br><span class="note">${escapeHtml(describeContext(r.requestContext))}</span>`),
+        sort: r.url
+      },
       { html: badge(r.outcome, OUTCOME_TONE[r.outcome]), sort: r.outcome },
       r.status ?? '',
       r.attempts,
-      { html: `<strong>${escapeHtml(r.decision.action)}</strong>`, sort: r.decision.action },
-      { html: `${escapeHtml(r.decision.reason)}${r.decision.header === null ? '' : ` <code>${escapeHtml(r.decision.header)}</code>`}<br><span class="note">${escapeHtml(r.reason)}</span>` },
+      {
+        html: `<strong>${escapeHtml(r.decision.action)}</strong><br><span class="note">${escapeHtml(r.decision.reason)}</span>` +
+          (r.decision.header === null ? '' : ` <code>${escapeHtml(r.decision.header)}</code>`),
+        sort: r.decision.action
+      },
+      r.reason,
       { html: r.validator.quality === 'ok' || r.validator.quality === 'absent' ? escapeHtml(r.validator.quality) : badge(r.validator.quality, 'warn'), sort: r.validator.quality, title: r.validator.evidence },
-      describeContext(r.requestContext),
       { html: escapeHtml(formatBytes(r.bytes.received)), sort: r.bytes.received }
     ]
   }))
   return card({
     id: 'resources-card',
     title: `Resources (${report.resources.length})`,
-    caption: 'Each resource with what the crawler decided before asking, why, and how it ended. Click a header to sort.',
+    caption: 'Each resource with what the crawler decided before asking and why, then how it ended. Click a header to sort; a request context shows under its URL.',
     body: dataTable({
       id: 'resources',
       columns: [{ label: 'URL', className: 'url' }, { label: 'outcome' }, { label: 'status', numeric: true }, { label: 'attempts', numeric: true },
-        { label: 'decision' }, { label: 'reason', className: 'wide' }, { label: 'validator' }, { label: 'request context' }, { label: 'received', numeric: true }],
+        { label: 'decision', className: 'wide' }, { label: 'result', className: 'wide' }, { label: 'validator' }, { label: 'received', numeric: true }],
       rows,
       search: 'Filter by URL, reason, header…',
       selects: [{ column: 1, label: 'outcome', options: outcomes }, { column: 4, label: 'decision', options: actions }]

@@ -73,7 +73,7 @@ export function reportTimeline (report: FetchReport): TimelineOptions {
       const signalStatus = Number(/^\d{3}/.exec(deferral.signal)?.[0] ?? NaN)
       const trigger = [...exchanges].reverse().find(e => e.status === signalStatus) ?? exchanges.at(-1)
       const start = trigger === undefined ? 0 : trigger.startMs + trigger.timings.total
-      const until = msFromStart(report, deferral.until)
+      const until = windowEnd(report, deferral.until, trigger, start)
       lane.windows = [{
         start,
         end: until === null ? end : Math.max(until, start),
@@ -91,6 +91,21 @@ export function reportTimeline (report: FetchReport): TimelineOptions {
     attrs: { 'data-stopped-by': report.run.stoppedBy }
   }]
   return { title: 'Requests over time, by origin', id: 'timeline', lanes, domain: [0, end], markers, formatTick: formatOffset }
+}
+
+/**
+ * Where a deferral ends on the run's axis. `until` is in the server's time
+ * (the crawler reasons in the server's clock), so it is measured from the
+ * Date of the response that deferred the origin, not from the crawler's own
+ * start time: the two clocks may be far apart (a fixture site runs on site time).
+ */
+function windowEnd (report: FetchReport, until: string | null, trigger: Exchange | undefined, start: number): number | null {
+  if (until === null) return null
+  const untilMs = Date.parse(until)
+  if (Number.isNaN(untilMs)) return null
+  const date = trigger === undefined ? NaN : Date.parse(Object.entries(trigger.responseHeaders).find(([k]) => k.toLowerCase() === 'date')?.[1] ?? '')
+  if (Number.isNaN(date)) return msFromStart(report, until)
+  return start + (untilMs - date)
 }
 
 /** `+0 s`, `+1.5 s`, `+2 min`: offsets from the run's start. */

@@ -65,7 +65,7 @@ table.data th[aria-sort="descending"]::after { content: " \\2193"; color: var(--
 table.data th[scope="row"] { background: none; color: var(--ink); font-size: 13px; font-weight: 500; white-space: normal; }
 table.data tbody tr:hover { background: #f1f5f9; }
 table.data td.url { word-break: break-all; min-width: 220px; }
-table.data td.wide { min-width: 300px; }
+table.data td.wide { min-width: 220px; }
 table.data.compact th, table.data.compact td { padding: 4px 8px; }
 @media (max-width: 720px) { header.page, main, footer.page { padding-left: 16px; padding-right: 16px; } }
 @media print {

@@ -83,7 +83,9 @@ export function timeline (options: TimelineOptions): string {
   options.lanes.forEach((lane, li) => {
     const rows = pack(lane.items)
     const subRows = Math.max(1, ...rows.map(r => r + 1))
-    const h = PAD * 2 + subRows * SUB + (subRows - 1) * GAP
+    // a lane with a window keeps a band at its foot for the window's label, clear of the bars
+    const labelBand = (lane.windows ?? []).length > 0 ? 16 : 0
+    const h = PAD * 2 + subRows * SUB + (subRows - 1) * GAP + labelBand
     const parts: string[] = []
     if (li % 2 === 0) parts.push(`<rect x="0" y="${y}" width="${width}" height="${h}" fill="${palette.surface}"/>`)
     parts.push(`<text x="${labelWidth - 12}" y="${y + h / 2 + 4}" text-anchor="end">${escapeHtml(lane.label)}</text>`)
@@ -96,7 +98,7 @@ export function timeline (options: TimelineOptions): string {
       parts.push(`<g${attrs({ 'data-window': w.label, 'data-start': w.start, 'data-end': w.end, 'data-clipped': clipped, ...w.attrs })}>` +
         `<title>${escapeHtml(w.label)}</title>` +
         `<rect x="${round(x0)}" y="${y + 2}" width="${round(Math.max(2, x1 - x0))}" height="${h - 4}" fill="url(#${escapeHtml(hatch)})" stroke="${escapeHtml(w.color)}" stroke-width="1"/>` +
-        `<text x="${round(late ? x1 - 6 : x0 + 6)}" y="${y + h - 6}" text-anchor="${late ? 'end' : 'start'}" class="window-label" style="fill:${escapeHtml(w.color)};font-weight:600">${escapeHtml(w.label)}${clipped ? ' \u2192' : ''}</text></g>`)
+        `<text x="${round(late ? x1 - 6 : x0 + 6)}" y="${y + h - 7}" text-anchor="${late ? 'end' : 'start'}" class="window-label" style="fill:${escapeHtml(w.color)};font-weight:600">${escapeHtml(w.label)}${clipped ? ' \u2192' : ''}</text></g>`)
     }
     lane.items.forEach((item, i) => {
       const iy = y + PAD + rows[i] * (SUB + GAP)

@@ -1,0 +1,138 @@
+import t from 'tap'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { fromRoot } from '../../common/paths.js'
+import { renderHtml } from '../../reports/render-html.js'
+import type { FetchReport } from '../../reports/report-types.js'
+import { makeReport } from './report-factory.js'
+import { realCrawl, realCrawlUnavailable } from './real-crawl.js'
+
+/**
+ * Opens the HTML fetch report in Debian's Chromium (never a downloaded
+ * browser) and reads the figures back from the rendered DOM.
+ */
+const CHROMIUM = '/usr/bin/chromium'
+const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false'
+const outDir = fromRoot('reports', 'out')
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+if (!existsSync(CHROMIUM)) {
+  if (inCi) t.fail(`${CHROMIUM} is missing: the HTML report cannot be checked in a browser (install Debian's chromium)`)
+  else t.plan(0, `${CHROMIUM} is missing (apt-get install chromium); the browser test runs in CI`)
+} else {
+  const profile = mkdtempSync(join(tmpdir(), 'webkrab-chromium-'))
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } })
+  t.teardown(async () => {
+    await context.close()
+    rmSync(profile, { recursive: true, force: true })
+  })
+  mkdirSync(outDir, { recursive: true })
+
+  /** Loads a report's page from disk; collects every request the page makes and every script error. */
+  async function open (report: FetchReport, name: string): Promise<{ page: Page, requests: string[], errors: string[] }> {
+    const file = join(outDir, `${name}.html`)
+    writeFileSync(file, renderHtml(report))
+    const page = await context.newPage()
+    const requests: string[] = []
+    const errors: string[] = []
+    page.on('request', r => { requests.push(r.url()) })
+    page.on('pageerror', e => { errors.push(e.message) })
+    await page.goto(pathToFileURL(file).href)
+    return { page, requests, errors }
+  }
+
+  const num = (s: string | null): number => Number((s ?? '').replaceAll(',', ''))
+
+  t.test('the headline figures in the browser are the report\'s numbers', async t => {
+    const report = makeReport()
+    const { page, requests, errors } = await open(report, 'fetch-report')
+    t.same(requests, [page.url()], 'the page loads nothing but itself')
+    t.same(errors, [], 'no script errors')
+    t.equal(num(await page.textContent('#stat-requests .value')), report.requests.total)
+    const figure = async (id: string): Promise<number> => num(await page.textContent(`[data-figure="${id}"]`))
+    t.equal(await figure('initial'), report.requests.initial)
+    t.equal(await figure('retries'), report.requests.retries)
+    t.equal(await figure('conditional'), report.requests.conditional)
+    t.equal(await figure('notModified'), report.requests.notModified)
+    t.equal(num(await page.getAttribute('#stat-bytes', 'data-value')), report.bytes.received)
+    t.equal(num(await page.getAttribute('[data-bytes-figure="savedByRevalidation"]', 'data-value')), report.bytes.savedByRevalidation)
+    t.equal(await figure('incomplete'), report.incomplete.length)
+    t.equal(num(await page.textContent('#stat-deferred .value')), report.deferred.length)
+    t.equal(await page.textContent('[data-figure="signal"]'), report.deferred[0].signal)
+    t.equal(await page.textContent('#stat-stopped .value'), report.run.stoppedBy)
+    t.ok(await page.isVisible('#stat-stopped'), 'the stop reason tile is visible')
+    await page.screenshot({ path: join(outDir, 'fetch-report.png'), fullPage: true })
+    await page.close()
+  })
+
+  t.test('the timeline draws every request in its origin\'s lane, in time order, with the deferral window and the end of the run', async t => {
+    const report = makeReport()
+    const { page } = await open(report, 'fetch-report')
+    for (const origin of report.origins) {
+      const items = await page.locator(`#timeline g.lane[data-origin="${origin.origin}"] g.item`).count()
+      t.equal(items, origin.requests, `${origin.origin} has ${origin.requests} bars`)
+    }
+    // every bar is drawn (has a box), and bars are placed left to right by start time
+    const boxes = await page.$$eval('#timeline g.item', els => els.map(el => ({
+      seq: Number(el.getAttribute('data-seq')),
+      start: Number(el.getAttribute('data-start')),
+      x: el.getBoundingClientRect().x,
+      width: el.getBoundingClientRect().width
+    })))
+    t.equal(boxes.length, report.exchanges.length)
+    t.ok(boxes.every(b => b.width > 0), 'every bar has a width')
+    const byStart = [...boxes].sort((a, b) => a.start - b.start)
+    t.ok(byStart.every((b, i) => i === 0 || b.x >= byStart[i - 1].x), 'x follows start time')
+    const retry = report.exchanges.find(e => e.kind === 'retry')
+    t.equal(await page.getAttribute(`#timeline g.item[data-seq="${retry?.seq ?? -1}"]`, 'data-kind'), 'retry')
+    const deferred = report.origins.find(o => o.deferral !== null)
+    const window = page.locator(`#timeline g.lane[data-origin="${deferred?.origin ?? ''}"] [data-window]`)
+    t.equal(await window.getAttribute('data-signal'), deferred?.deferral?.signal)
+    t.match(await window.textContent(), 'Retry-After: 600')
+    t.equal(await window.getAttribute('data-clipped'), '', 'a 600 s window runs past a 1 s run')
+    const windowBox = await window.boundingBox()
+    const marker = page.locator('#timeline [data-marker]')
+    t.equal(await marker.getAttribute('data-stopped-by'), report.run.stoppedBy)
+    t.match(await marker.textContent(), report.run.stoppedBy)
+    const markerBox = await marker.locator('line').boundingBox()
+    t.ok(windowBox !== null && markerBox !== null && Math.abs(windowBox.x + windowBox.width - markerBox.x) < 20, 'the clipped window ends at the end of the run')
+    await page.close()
+  })
+
+  t.test('the resource table sorts by a header and filters by text and by outcome', async t => {
+    const report = makeReport()
+    const { page } = await open(report, 'fetch-report')
+    const visibleUrls = async (): Promise<string[]> => await page.$$eval('#resources tbody tr:not([hidden])', rows => rows.map(r => r.getAttribute('data-url') ?? ''))
+    t.equal((await visibleUrls()).length, report.resources.length)
+    await page.fill('input[data-filter-for="resources"]', 'gzip')
+    t.same(await visibleUrls(), report.resources.filter(r => r.url.includes('gzip')).map(r => r.url))
+    t.equal(await page.textContent('[data-count-for="resources"]'), `1 of ${report.resources.length} rows`)
+    await page.fill('input[data-filter-for="resources"]', '')
+    await page.selectOption('select[data-filter-for="resources"][data-filter-column="1"]', 'deferred')
+    t.same(await visibleUrls(), report.resources.filter(r => r.outcome === 'deferred').map(r => r.url))
+    await page.selectOption('select[data-filter-for="resources"][data-filter-column="1"]', '')
+    await page.click('#resources th:has-text("received")')
+    const ascending = [...report.resources].sort((a, b) => a.bytes.received - b.bytes.received).map(r => r.bytes.received)
+    const shown = async (): Promise<number[]> => (await visibleUrls()).map(u => report.resources.find(r => r.url === u)?.bytes.received ?? -1)
+    t.same(await shown(), ascending)
+    await page.click('#resources th:has-text("received")')
+    t.same(await shown(), [...ascending].reverse())
+    await page.close()
+  })
+
+  const unavailable = await realCrawlUnavailable()
+  t.test('a real crawl\'s report renders in the browser with its own figures', { skip: unavailable }, async t => {
+    const { report } = await realCrawl()
+    const { page, errors } = await open(report, 'real-crawl-report')
+    t.same(errors, [])
+    t.equal(num(await page.textContent('#stat-requests .value')), report.requests.total)
+    t.equal(await page.locator('#timeline g.item').count(), report.exchanges.length)
+    t.equal(await page.locator('#resources tbody tr').count(), report.resources.length)
+    await page.screenshot({ path: join(outDir, 'real-crawl-report.png'), fullPage: true })
+    await page.close()
+  })
+}
