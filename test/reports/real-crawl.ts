@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FetchReport } from '../../reports/report-types.js'
+import type { HarJournalEntry } from '../../reports/render-har.js'
 
 /**
  * Crawls the built-in fixture site with the reference crawler and returns its
@@ -9,14 +10,19 @@ import type { FetchReport } from '../../reports/report-types.js'
  * in parallel; their entry points are loaded by path so this file compiles
  * before they land).
  */
-export interface RealCrawl { report: FetchReport, journal: unknown[], origins: { name: string, url: string }[] }
+export interface RealCrawl {
+  report: FetchReport
+  /** What the site recorded during the reported (second) run. */
+  journal: HarJournalEntry[]
+  origins: { name: string, url: string }[]
+}
 
 interface CrawlerModule { crawl?: (options: { urls: string[], store: string, maxDurationMs?: number }) => Promise<FetchReport> }
 interface FixtureModule {
   startFixtureSite?: (site: null, options: { port: number }) => Promise<{
     url: string
     origins?: { name: string, url: string }[]
-    journal: { entries: () => unknown[] }
+    journal: { since: (seq: number) => HarJournalEntry[], nextSeq: number }
     close: () => Promise<void>
   }>
 }
@@ -50,8 +56,9 @@ export async function realCrawl (): Promise<RealCrawl> {
     const store = join(dir, 'store.sqlite')
     await crawl({ urls, store, maxDurationMs: 20_000 })
     // the second run revalidates what the first stored: conditional requests and 304s
+    const from = site.journal.nextSeq
     const report = await crawl({ urls, store, maxDurationMs: 20_000 })
-    return { report, journal: site.journal.entries(), origins: site.origins ?? [{ name: 'main', url: site.url }] }
+    return { report, journal: site.journal.since(from).filter(e => e.seq >= from), origins: site.origins ?? [{ name: 'main', url: site.url }] }
   } finally {
     await site.close()
     rmSync(dir, { recursive: true, force: true })
