@@ -134,12 +134,12 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
         WEBKRAB_OPTIONS: JSON.stringify(req.options),
         WEBKRAB_SCENARIO: req.scenarioId
       }
-      const deadline = Date.now() + (opts.timeoutMs ?? req.timeoutMs)
+      // The timeout bounds each run of the command (each URL's, with {url}).
+      const timeoutMs = opts.timeoutMs ?? req.timeoutMs
       let last: RunResult = { exitCode: 0, timedOut: false, output: '', error: null }
       let output = ''
       for (const url of perUrl ? req.urls : [null]) {
-        const remaining = Math.max(deadline - Date.now(), 1)
-        last = await runShell(renderTemplate(opts.command, req, url), url === null ? env : { ...env, WEBKRAB_URL: url }, cwd, remaining)
+        last = await runShell(renderTemplate(opts.command, req, url), url === null ? env : { ...env, WEBKRAB_URL: url }, cwd, timeoutMs)
         output = (output + last.output).slice(-OUTPUT_TAIL)
         if (last.error !== null) break
       }

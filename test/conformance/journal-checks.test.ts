@@ -1,0 +1,194 @@
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { GradeContext } from '../../conformance/checks/check-types.js'
+import { checkNoRequests, checkOrder, checkRequests } from '../../conformance/checks/request-counts.js'
+import { checkEcho, checkHeader } from '../../conformance/checks/request-headers.js'
+import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from '../../conformance/checks/request-timing.js'
+import { startSite, type RunningSite, type Seen } from '../../conformance/site-driver.js'
+
+/**
+ * Each test drives a real fixture site over loopback with plain fetch calls (one
+ * function per scenario step) and grades the journal the site recorded.
+ */
+async function journal (site: RunningSite, steps: Array<() => Promise<void>>): Promise<GradeContext> {
+  const seen: Seen[] = []
+  let last = 0
+  for (const [i, step] of steps.entries()) {
+    await step()
+    await sleep(10)
+    for (const e of site.entriesSince(last)) {
+      seen.push({ ...e, step: i + 1 })
+      last = Math.max(last, e.seq)
+    }
+  }
+  return { seen, steps: [], runs: [], origins: site.origins, writesReports: false }
+}
+
+async function get (url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Response> {
+  const res = await fetch(url, { headers, method, redirect: 'manual' })
+  await res.arrayBuffer()
+  return res
+}
+
+let site: RunningSite
+t.before(async () => { site = await startSite(null, 'journal-checks') })
+t.teardown(async () => { await site.close() })
+t.beforeEach(async () => { await site.reset() })
+
+t.test('requests counts what the server saw, by path, step, status and method', async t => {
+  const u = `${site.url}/validators/strong`
+  const ctx = await journal(site, [
+    async () => { await get(u); await get(`${site.url}/validators/weak`) },
+    async () => { await get(u, {}, 'HEAD') }
+  ])
+  t.equal(checkRequests({ path: '/validators/strong', count: 2 }, ctx).status, 'pass')
+  t.equal(checkRequests({ path: '/validators/*', step: 1, count: 2 }, ctx).status, 'pass')
+  t.equal(checkRequests({ path: '/validators/strong', method: 'HEAD', count: 1 }, ctx).status, 'pass')
+  t.equal(checkRequests({ path: '/validators/strong', status: 200, at_least: 2 }, ctx).status, 'pass')
+  const r = checkRequests({ path: '/validators/strong', step: 1, at_most: 0 }, ctx)
+  t.equal(r.status, 'fail')
+  t.equal(r.message, 'expected at most 0 request to /validators/strong in step 1; the server saw 1: GET /validators/strong -> 200 (step 1)')
+})
+
+t.test('no_requests fails naming every request it found, with its origin', async t => {
+  const ctx = await journal(site, [async () => { await get(`${site.origins[1].url}/validators/strong`) }])
+  t.equal(checkNoRequests({ origin: 'main' }, ctx).status, 'pass')
+  const r = checkNoRequests({ origin: 'offsite' }, ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /^expected no request on origin offsite; the server saw 1 request: GET offsite:\/validators\/strong -> 200 \(step 1\)$/)
+})
+
+t.test('order compares the first request fitting each selector', async t => {
+  const ctx = await journal(site, [async () => { await get(`${site.url}/redirect/1`); await get(`${site.url}/redirect/0`) }])
+  t.equal(checkOrder([{ path: '/redirect/1' }, { path: '/redirect/0' }], ctx).status, 'pass')
+  const r = checkOrder([{ path: '/redirect/0' }, { path: '/redirect/1' }], ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /first request to \/redirect\/1 after the first request to \/redirect\/0; it came before/)
+  t.match(checkOrder([{ path: '/redirect/0' }, { path: '/nowhere' }], ctx).message, /expected a request to \/nowhere; the server saw none/)
+})
+
+t.test('header checks presence, absence, a value and a pattern on the chosen requests', async t => {
+  // fetch adds Accept-Language on its own, so the probe is a header nobody sends by default
+  const u = `${site.url}/validators/strong`
+  const ctx = await journal(site, [async () => { await get(u, { 'x-probe': 'fr' }); await get(u) }])
+  t.equal(checkHeader({ path: '/validators/strong', name: 'X-Probe', equals: 'fr', which: 'first' }, ctx).status, 'pass')
+  t.equal(checkHeader({ path: '/validators/strong', name: 'X-Probe', present: false, which: 'last' }, ctx).status, 'pass')
+  t.equal(checkHeader({ path: '/validators/strong', name: 'X-Probe', matches: '^f', which: 1 }, ctx).status, 'pass')
+  const all = checkHeader({ path: '/validators/strong', name: 'X-Probe', present: true }, ctx)
+  t.equal(all.status, 'fail')
+  t.equal(all.message, 'request 2 to /validators/strong (step 1) carried no X-Probe; it must carry one')
+  const wrong = checkHeader({ path: '/validators/strong', name: 'X-Probe', equals: 'de', which: 'first' }, ctx)
+  t.equal(wrong.message, 'request 1 to /validators/strong (step 1) carried X-Probe: fr; expected X-Probe: de')
+  t.match(checkHeader({ path: '/nowhere', name: 'X', present: false }, ctx).message, /expected a request to \/nowhere; the server saw none/)
+})
+
+t.test('echo passes when If-None-Match carries the ETag the server sent last', async t => {
+  const u = `${site.url}/validators/strong`
+  let etag = ''
+  const ctx = await journal(site, [
+    async () => { etag = (await get(u)).headers.get('etag') ?? '' },
+    async () => { t.equal((await get(u, { 'if-none-match': etag })).status, 304) }
+  ])
+  const r = checkEcho({ path: '/validators/strong', step: 2, request_header: 'If-None-Match', response_header: 'ETag' }, ctx)
+  t.equal(r.status, 'pass', r.message)
+})
+
+t.test('echo says which request dropped If-None-Match and what the server had sent', async t => {
+  const u = `${site.url}/validators/strong`
+  let etag = ''
+  const ctx = await journal(site, [async () => { etag = (await get(u)).headers.get('etag') ?? '' }, async () => { await get(u) }])
+  const r = checkEcho({ path: '/validators/strong', step: 2, request_header: 'If-None-Match', response_header: 'ETag' }, ctx)
+  t.equal(r.status, 'fail')
+  t.equal(r.message, `request 2 to /validators/strong (step 2) carried no If-None-Match; response 1 (200) had ETag ${etag}`)
+})
+
+t.test('echo wants the tag a 304 carried, not the one stored before it', async t => {
+  const u = `${site.url}/validators/rotate-on-304`
+  let first = ''
+  const ctx = await journal(site, [
+    async () => { first = (await get(u)).headers.get('etag') ?? '' },
+    async () => { t.equal((await get(u, { 'if-none-match': first })).status, 304) },
+    async () => { await get(u, { 'if-none-match': first }) }
+  ])
+  const r = checkEcho({ path: '/validators/rotate-on-304', step: 3, request_header: 'If-None-Match', response_header: 'ETag' }, ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, new RegExp(`^request 3 to /validators/rotate-on-304 \\(step 3\\) carried If-None-Match ${first}; response 2 \\(304\\) had ETag "`))
+})
+
+t.test('echo with a request context compares only responses to that context', async t => {
+  const u = `${site.url}/vary/accept-language`
+  let fr = ''
+  const ctx = await journal(site, [
+    async () => { fr = (await get(u, { 'accept-language': 'fr' })).headers.get('etag') ?? '' },
+    async () => { await get(u, { 'accept-language': 'de' }) },
+    async () => { await get(u, { 'accept-language': 'fr', 'if-none-match': fr }) }
+  ])
+  t.equal(checkEcho({ path: '/vary/accept-language', step: 3, headers: { 'accept-language': 'fr' }, request_header: 'If-None-Match', response_header: 'ETag' }, ctx).status, 'pass')
+  t.equal(checkEcho({ path: '/vary/accept-language', step: 3, request_header: 'If-None-Match', response_header: 'ETag' }, ctx).status, 'fail',
+    'without the context, the German response is the latest and its tag was not sent')
+})
+
+t.test('echo fails when no request followed a response carrying the header', async t => {
+  const ctx = await journal(site, [async () => { await get(`${site.url}/validators/none`) }, async () => { await get(`${site.url}/validators/none`) }])
+  const r = checkEcho({ path: '/validators/none', request_header: 'If-None-Match', response_header: 'ETag' }, ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /no request to \/validators\/none followed a response carrying ETag/)
+})
+
+t.test('retry_after fails a retry that comes before the delay the server asked for', async t => {
+  const u = `${site.url}/status/429?retry-after=1`
+  const ctx = await journal(site, [async () => { await get(u); await get(u) }])
+  const r = checkRetryAfter({ path: '/status/429' }, ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /^request 2 to \/status\/429 \(step 1\) arrived \d+ ms after response 1 \(429\) to \/status\/429 with Retry-After: 1; the server asked for 1 s$/)
+})
+
+t.test('retry_after passes a retry that waited, and counts the whole origin', async t => {
+  const ctx = await journal(site, [async () => {
+    await get(`${site.url}/status/503?retry-after=1`)
+    await sleep(1050)
+    await get(`${site.url}/validators/strong`)
+  }])
+  t.equal(checkRetryAfter({ path: '/status/503' }, ctx).status, 'pass')
+})
+
+t.test('retry_after reckons an HTTP-date from the response, so site time moved forward counts as time passed', async t => {
+  const u = `${site.url}/status/503?retry-after=date:+600`
+  const ctx = await journal(site, [async () => { await get(u) }, async () => { site.advance('11m') }, async () => { await get(u) }])
+  t.equal(checkRetryAfter({ path: '/status/503', step: 1 }, ctx).status, 'pass')
+  const early = await journal(site, [async () => { await get(u); await get(u) }])
+  t.match(checkRetryAfter({ path: '/status/503' }, early).message, /with Retry-After: \w{3}, .* GMT; the server asked for 10 min|the server asked for 600 s/)
+})
+
+t.test('retry_after fails when the server never sent a Retry-After', async t => {
+  const ctx = await journal(site, [async () => { await get(`${site.url}/validators/strong`) }])
+  t.match(checkRetryAfter({ path: '/validators/strong' }, ctx).message, /carrying Retry-After; the server sent none/)
+})
+
+t.test('gap measures from the end of one request to the arrival of the next', async t => {
+  const u = `${site.url}/flaky?fail=5`
+  const ctx = await journal(site, [async () => { await get(u); await get(u) }])
+  const r = checkGap({ path: '/flaky', at_least: '500ms' }, ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /^request 2 to \/flaky \(step 1\) arrived \d+ ms after the end of request 1 to \/flaky \(step 1\); expected at least 500 ms$/)
+  t.equal(checkGap({ path: '/flaky', at_least: '0ms' }, ctx).status, 'pass')
+})
+
+t.test('concurrency counts requests in flight at once per origin or across origins', async t => {
+  const ctx = await journal(site, [async () => {
+    await Promise.all([get(`${site.url}/slow/headers?ms=200&n=1`), get(`${site.url}/slow/headers?ms=200&n=2`), get(`${site.origins[1].url}/slow/headers?ms=200`)])
+  }])
+  t.equal(checkConcurrency({ origin: 'main', at_most: 2 }, ctx).status, 'pass')
+  const r = checkConcurrency({ origin: 'main', at_most: 1 }, ctx)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /^expected at most 1 requests on origin main in flight at once on origin main; the server saw 2 at once \(connections #\d+, #\d+, step 1\)$/)
+  t.equal(checkConcurrency({ per: 'all', at_least: 3 }, ctx).status, 'pass')
+  t.equal(checkConcurrency({ per: 'all', at_most: 2 }, ctx).status, 'fail')
+})
+
+t.test('duration reads how long the harness measured a step', async t => {
+  const ctx: GradeContext = { seen: [], steps: [], origins: [], writesReports: false, runs: [{ n: 1, type: 'crawl', durationMs: 2500, report: null, reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }] }
+  t.equal(checkDuration({ step: 1, at_most: '3s' }, ctx).status, 'pass')
+  t.equal(checkDuration({ step: 1, at_most: '2s' }, ctx).message, 'step 1 took 2.5 s; expected at most 2s')
+  t.equal(checkDuration({ step: 1, at_least: '3s' }, ctx).status, 'fail')
+})
