@@ -56,12 +56,13 @@ export function routeVersion (schedule: RouteSchedule | null, revision: Readonly
 }
 
 /** The Last-Modified a strategy gives (epoch ms), or null for none. */
-export function lastModifiedFor (strategy: LastModifiedStrategy | undefined, version: RouteVersion, base: number, originNow: number, siteNow: number): number | null {
+export function lastModifiedFor (strategy: LastModifiedStrategy | undefined, version: RouteVersion, base: number, originNow: number, siteNow: number, startMs: number): number | null {
   const honest = version.lastChangedAt ?? base
   if (strategy === undefined || strategy === true || strategy === 'honest') return honest
   if (strategy === false || strategy === 'none') return null
   if (strategy === 'same-as-date') return originNow
-  if (strategy === 'daily') return Math.max(Math.floor(siteNow / DAY) * DAY, honest)
+  // moves once a site day, half a day off the clock start, like /validators/cms-rewrite
+  if (strategy === 'daily') return Math.max(periodicVersion(DAY, startMs, siteNow).since, honest)
   return originNow + parseDuration(strategy.future, 'lastModified.future')
 }
 

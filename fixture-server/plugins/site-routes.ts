@@ -87,7 +87,7 @@ export async function siteRoutesPlugin (app: FastifyInstance, opts: { ctx: Origi
         body: c.body,
         stream: c.stream,
         etag,
-        lastModified: lastModifiedFor(route.lastModified, version, state.baseLastModified, originNow(ctx), now),
+        lastModified: lastModifiedFor(route.lastModified, version, state.baseLastModified, originNow(ctx), now, state.clock.startMs),
         cacheControl: route.cacheControl,
         headers: route.headers,
         encodings: route.encodings

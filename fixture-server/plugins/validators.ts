@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { cataloguePage, getRoute } from '../catalogue-page.js'
+import { periodicVersion } from '../change-schedule.js'
 import { sendRepresentation } from '../representation.js'
 import { contentHash } from '../seeded.js'
 import { originNow, type OriginContext } from '../site-state.js'
@@ -61,12 +62,13 @@ export async function validatorsPlugin (app: FastifyInstance, opts: { ctx: Origi
     return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: originNow(ctx) })
   })
 
-  // A CMS that rewrites every page nightly: Last-Modified moves to the start of each site
-  // day while the bytes never change. Last-Modified only.
+  // A CMS that rewrites every page once a site day: Last-Modified moves while the bytes
+  // never change. Last-Modified only. The rewrites fall half a day off the clock start
+  // (as /changing does), so whole-day advances never make Last-Modified equal Date.
   getRoute(app, '/validators/cms-rewrite', (request, reply) => {
     const page = cataloguePage(ctx, '/validators/cms-rewrite')
-    const day = Math.floor(state.clock.now() / DAY) * DAY
-    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: Math.max(day, page.lastModified) })
+    const rewrite = periodicVersion(DAY, state.clock.startMs, state.clock.now()).since
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: Math.max(rewrite, page.lastModified) })
   })
 
   // Every 304 carries a new ETag and a new Cache-Control; only the most recent ETag
