@@ -70,6 +70,9 @@ class CrawlRun {
   private readonly clocks: Map<string, OriginClock>
   private readonly tallies = new Map<string, TimeoutTally>()
   private readonly postponed: ResourceTask[] = []
+  /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
+  private readonly deferrals = new Map<string, { untilMs: number, reason: string, signal: string }>()
+  private readonly stoppedOrigins = new Map<string, string>()
   private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
   private scheduler: Scheduler<ResourceTask> | null = null
   private phase: 1 | 2 = 1
@@ -129,7 +132,7 @@ class CrawlRun {
       deadlineMs: this.deadlineMs,
       clock: this.clock,
       beforeStart: () => {
-        if (this.stop !== null) return this.stop.reason
+        if (this.stop?.stoppedBy === 'interrupted') return this.stop.reason
         const check = mayStartRequest(this.usage, this.opts.budgets, this.clock.now())
         if (check.ok) return null
         this.stopRun(check.stoppedBy ?? 'completed', check.reason, check.budget)
@@ -138,6 +141,8 @@ class CrawlRun {
     })
     this.scheduler = scheduler
     if (this.stop?.stoppedBy === 'interrupted') scheduler.stop('the run was interrupted')
+    for (const [origin, d] of this.deferrals) scheduler.defer(origin, d.untilMs, d)
+    for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of tasks) this.prepare(task, scheduler)
     const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
     if (result.stoppedBy === 'deadline') this.stopRun('budget:duration', `the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
@@ -451,6 +456,7 @@ class CrawlRun {
       this.tallies.set(origin, step.tally)
       if (step.action === 'lower-concurrency') scheduler.lowerConcurrency(origin, step.tally.concurrency)
       if (step.action === 'stop-origin') {
+        this.stoppedOrigins.set(origin, step.reason)
         scheduler.stopOrigin(origin, step.reason)
         this.emit({ type: 'origin-stopped', origin, reason: step.reason })
         this.finish(task, { outcome: 'failed', reason: step.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
@@ -464,25 +470,19 @@ class CrawlRun {
         this.finish(task, { outcome: 'failed', reason: `${result.status ?? 'no'} response the crawler cannot use`, status: result.status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
         return decision.reason
       case 'retry':
-        if (decision.deferOrigin !== null) {
-          scheduler.defer(origin, decision.deferOrigin.untilMs, decision.deferOrigin)
-          this.emitDeferral(origin, decision.deferOrigin, [], false)
-        }
+        if (decision.deferOrigin !== null) this.deferOrigin(scheduler, origin, decision.deferOrigin)
         task.nextKind = 'retry'
         scheduler.add(origin, task, { notBefore: decision.atMs })
         return decision.reason
       case 'defer-origin':
-        if (decision.scope === 'origin') scheduler.defer(origin, decision.untilMs, decision)
+        if (decision.scope === 'origin') this.deferOrigin(scheduler, origin, decision, false)
         this.finishDeferred(task, origin, decision, result.status)
         return decision.reason
       case 'follow-after':
         // only for 3xx, which redirect() handles
         return decision.reason
       case 'give-up': {
-        if (decision.deferOrigin !== null) {
-          scheduler.defer(origin, decision.deferOrigin.untilMs, decision.deferOrigin)
-          this.emitDeferral(origin, decision.deferOrigin, [], false)
-        }
+        if (decision.deferOrigin !== null) this.deferOrigin(scheduler, origin, decision.deferOrigin)
         if (task.record !== null) this.notes.push({ id: task.record.id, status: result.status, outcome: decision.outcome, atMs: this.serverNow(origin) })
         this.finish(task, { outcome: decision.outcome, reason: decision.reason, status: result.status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
         return decision.reason
@@ -490,13 +490,24 @@ class CrawlRun {
     }
   }
 
+  /** Holds every request to the origin until `untilMs`, in this phase and the next. */
+  private deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: { untilMs: number, reason: string, signal: string }, announce = true): void {
+    const known = this.deferrals.get(origin)
+    if (known === undefined || d.untilMs >= known.untilMs) this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
+    scheduler.defer(origin, d.untilMs, d)
+    if (announce) this.emitDeferral(origin, d, [], false)
+  }
+
   private emitDeferral (origin: string, d: { untilMs: number, reason: string, signal: string }, urls: string[], pending: boolean): void {
     // untilMs is on the run's monotonic clock; the report speaks in the server's time
-    const until = new Date(this.serverNow(origin) + (d.untilMs - this.clock.now())).toISOString()
+    // whole seconds: the server's clock (its Date) has no finer grain
+    const until = new Date(Math.round((this.serverNow(origin) + (d.untilMs - this.clock.now())) / 1000) * 1000).toISOString()
     this.emit({ type: 'deferral', origin, deferral: { reason: d.reason, signal: d.signal, until }, urls, pending })
   }
 
   private finishDeferred (task: ResourceTask, origin: string, d: { untilMs: number, reason: string, signal: string }, status: number | null): void {
+    // the wait ends past the run's deadline (policy/retry.ts defers only then): the duration budget left this undone
+    this.stopRun('budget:duration', `the run's duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms) ends before the server's wait: ${d.signal}`, 'max-duration')
     this.emitDeferral(origin, d, [task.seed], true)
     this.finish(task, { outcome: 'deferred', reason: d.reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
   }
