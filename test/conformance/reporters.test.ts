@@ -1,0 +1,141 @@
+import t from 'tap'
+import { Parser, type Result } from 'tap-parser'
+import { renderConsole, wantsColor } from '../../conformance/reporters/console.js'
+import { renderHtml } from '../../conformance/reporters/html.js'
+import { renderJson } from '../../conformance/reporters/json.js'
+import { renderJunit } from '../../conformance/reporters/junit.js'
+import { renderTap } from '../../conformance/reporters/tap.js'
+import type { Verdict } from '../../conformance/grade-scenario.js'
+import type { ScenarioResult } from '../../conformance/run-scenario.js'
+import { totalsOf, type SuiteResult } from '../../conformance/run-suite.js'
+import { findAll, readXml } from './read-xml.js'
+
+function scenario (id: string, concern: string, verdict: Verdict, extra: Partial<ScenarioResult> = {}): ScenarioResult {
+  const failed = verdict === 'fail' || verdict === 'optional-fail'
+  return {
+    id, name: `The rule of ${id}.`, kind: 'required', concern, file: `scenarios/${concern}/${id}.yaml`, refs: ['RFC 9110 §13.1.2'], dependsOn: [],
+    verdict, message: failed ? 'etag: request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>' : `${verdict} message`,
+    assertions: failed
+      ? [{ id: 'etag', type: 'echo', level: verdict === 'fail' ? 'must' : 'should', reason: 'RFC 9110 §13.1.2', status: 'fail', message: 'request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>', expected: null }]
+      : [{ id: 'ok', type: 'requests', level: 'must', reason: 'r', status: verdict === 'untested' ? 'untested' : 'pass', message: 'fine', expected: null }],
+    steps: [], notes: [], requests: 2, durationMs: 120, expected: null, unexpectedPass: false, ...extra
+  }
+}
+
+const scenarios = [
+  scenario('caching-a', 'caching', 'pass'),
+  scenario('caching-b', 'caching', 'fail'),
+  scenario('caching-c', 'caching', 'optional-fail'),
+  scenario('validators-a', 'validators', 'untested', { message: 'skipped by the curl adapter: no cache' }),
+  scenario('validators-b', 'validators', 'setup-fail', { message: 'the fixture site could not start' }),
+  scenario('validators-c', 'validators', 'dependency-fail', { message: 'depends on validators-b' }),
+  scenario('validators-d', 'validators', 'fail', { expected: 'curl keeps no Last-Modified' }),
+  scenario('validators-e', 'validators', 'pass', { unexpectedPass: true })
+]
+const suite: SuiteResult = {
+  schema: 'webkrab.conformance/v1',
+  crawler: { name: 'curl', kind: 'command', command: 'sh ./curl-crawl.sh {state} {url}', adapterFile: 'curl.yaml' },
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1234,
+  jobs: 4,
+  totals: totalsOf(scenarios),
+  exitCode: 1,
+  scenarios
+}
+
+t.test('totals count each verdict, and only unexpected required failures fail the run', async t => {
+  t.equal(suite.totals.byVerdict.fail, 2)
+  t.equal(suite.totals.requiredFailures, 3, 'caching-b, validators-b and validators-c; validators-d is known')
+  t.equal(suite.totals.expectedFailures, 1)
+  t.equal(suite.totals.unexpectedPasses, 1)
+})
+
+t.test('TAP 14 output parses, with a test point per scenario, failures as not ok and known or optional ones as TODO', async t => {
+  const tap = renderTap(suite)
+  const asserts: Result[] = []
+  const parser = new Parser()
+  parser.on('assert', (r: Result) => { asserts.push(r) })
+  const done = new Promise<{ ok: boolean, count: number, todo: number, skip: number }>(resolve => parser.on('complete', resolve))
+  parser.end(tap)
+  const final = await done
+  t.match(tap, /^TAP version 14\n1\.\.8\n/)
+  t.equal(final.count, 8)
+  t.equal(asserts.filter(a => !a.ok && a.todo === false).length, 3, 'the three unexpected required failures')
+  t.equal(final.todo, 2, 'the optional failure and the known failure')
+  t.equal(final.skip, 1)
+  t.equal(final.ok, false)
+  const b = asserts.find(a => a.name === 'caching/caching-b')
+  t.equal(b?.ok, false)
+  t.match(JSON.stringify(b?.diag), /carried no If-None-Match/)
+  t.match(asserts.find(a => a.name === 'validators/validators-d')?.todo, /known failure: curl keeps no Last-Modified/)
+})
+
+t.test('TAP output of a clean run parses as a passing run', async t => {
+  const clean = { ...suite, scenarios: [scenarios[0]], totals: totalsOf([scenarios[0]]), exitCode: 0 as const }
+  const parser = new Parser()
+  const done = new Promise<{ ok: boolean }>(resolve => parser.on('complete', resolve))
+  parser.end(renderTap(clean))
+  t.equal((await done).ok, true)
+})
+
+t.test('JUnit XML is well-formed with a testsuite per concern and a testcase per scenario', async t => {
+  const doc = readXml(renderJunit(suite))
+  t.equal(doc.name, 'testsuites')
+  t.equal(doc.attrs.tests, '8')
+  t.equal(doc.attrs.failures, '2')
+  t.equal(doc.attrs.errors, '1')
+  t.equal(doc.attrs.skipped, '2')
+  const suites = findAll(doc, 'testsuite')
+  t.same(suites.map(s => [s.attrs.name, s.attrs.tests]), [['caching', '3'], ['validators', '5']])
+  const cases = findAll(doc, 'testcase')
+  t.equal(cases.length, 8)
+  const b = cases.find(c => c.attrs.name === 'caching-b')
+  t.equal(b?.attrs.classname, 'conformance.caching')
+  const failure = b?.children.find(c => c.name === 'failure')
+  t.match(failure?.attrs.message, /carried no If-None-Match; response 1 \(200\) had ETag "a1" <&>/, 'escaped text reads back exactly')
+  t.match(failure?.text, /etag \[must\]: request 2 carried no If-None-Match/)
+  t.ok(cases.find(c => c.attrs.name === 'validators-b')?.children.some(c => c.name === 'error'))
+  t.match(cases.find(c => c.attrs.name === 'validators-d')?.children.find(c => c.name === 'skipped')?.attrs.message, /^known failure: curl keeps no Last-Modified/)
+  t.match(cases.find(c => c.attrs.name === 'caching-c')?.children.find(c => c.name === 'system-out')?.text, /^optional-fail/)
+})
+
+t.test('JSON output has its keys sorted at every level and reads back to the same data', async t => {
+  const text = renderJson(suite)
+  const back = JSON.parse(text) as SuiteResult
+  t.same(back, JSON.parse(JSON.stringify(suite)))
+  const keysSorted = (v: unknown): boolean => {
+    if (Array.isArray(v)) return v.every(keysSorted)
+    if (v === null || typeof v !== 'object') return true
+    const keys = Object.keys(v)
+    return keys.join() === [...keys].sort().join() && Object.values(v).every(keysSorted)
+  }
+  t.ok(keysSorted(back))
+})
+
+t.test('the console scorecard groups by concern and says how the run ended', async t => {
+  const plain = renderConsole(suite, { color: false })
+  t.notMatch(plain, /\x1b\[/, 'no escape codes when colour is off')
+  t.match(plain, /\ncaching {2}1\/3 pass\n/)
+  t.match(plain, /✘ caching-b FAIL\n {6}etag \[must\]: request 2 carried no If-None-Match/)
+  t.match(plain, /validators-d FAIL \(known failure\)\n[\s\S]*known: curl keeps no Last-Modified/)
+  t.match(plain, /Scenarios: 2 pass, 2 fail, 1 optional-fail, 1 setup-fail, 1 dependency-fail, 1 untested \(of 8\)/)
+  t.match(plain, /3 required scenarios failed\./)
+  t.match(renderConsole(suite, { color: true }), /\x1b\[3\dm/, 'colour when asked')
+})
+
+t.test('colour is used only on a terminal and never with NO_COLOR', async t => {
+  t.equal(wantsColor({ isTTY: true }, {}), true)
+  t.equal(wantsColor({ isTTY: false }, {}), false)
+  t.equal(wantsColor({ isTTY: true }, { NO_COLOR: '1' }), false)
+  t.equal(wantsColor({ isTTY: false }, { FORCE_COLOR: '1' }), true)
+})
+
+t.test('the HTML scorecard lists every scenario with its verdict and escapes what the server sent', async t => {
+  const html = renderHtml(suite)
+  t.match(html, /^<!doctype html>/)
+  t.equal((html.match(/<tr data-verdict="/g) ?? []).length, 8)
+  t.match(html, /data-id="caching-b"/)
+  t.match(html, /had ETag &quot;a1&quot; &lt;&amp;&gt;/)
+  t.notMatch(html, /"a1" <&>/)
+  t.match(html, /id="verdicts-by-concern"/)
+})
