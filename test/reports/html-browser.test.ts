@@ -25,7 +25,7 @@ if (!existsSync(CHROMIUM)) {
   else t.plan(0, `${CHROMIUM} is missing (apt-get install chromium); the browser test runs in CI`)
 } else {
   const profile = mkdtempSync(join(tmpdir(), 'webkrab-chromium-'))
-  const context: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } })
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 }, timeout: 30_000 })
   t.teardown(async () => {
     await context.close()
     rmSync(profile, { recursive: true, force: true })
