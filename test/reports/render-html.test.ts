@@ -48,3 +48,17 @@ t.test('text from the report is escaped, so a hostile reason cannot inject marku
   t.notMatch(html, '<script>alert(1)')
   t.match(html, '&lt;img src=x onerror=alert(1)&gt;')
 })
+
+t.test('a run that made no request renders with zero figures and an empty timeline', async t => {
+  const report = { ...makeReport(), resources: [], incomplete: [], deferred: [], exchanges: [] }
+  report.origins = []
+  report.requests = { total: 0, initial: 0, retries: 0, conditional: 0, notModified: 0, unconditional: 0, byStatus: {} }
+  report.bytes = { received: 0, receivedHeaders: 0, receivedBodies: 0, decompressed: 0, savedByRevalidation: 0, unconditionalEstimate: 0 }
+  report.run.stoppedBy = 'completed'
+  const html = renderHtml(report)
+  t.equal(statValue(html, 'requests'), '0')
+  t.equal(statValue(html, 'bytes'), '0')
+  t.notMatch(html.slice(0, html.indexOf('<script>')), /NaN|Infinity|undefined/)
+  t.notMatch(html, 'data-seq=')
+  t.match(html, 'Nothing needs attention')
+})
