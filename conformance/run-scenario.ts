@@ -159,7 +159,7 @@ async function runStep (step: Step, scenario: Scenario, adapter: CrawlerAdapter,
       headers: step.crawl.headers ?? {},
       options: resolveOptions(step, site.origins),
       stateDir,
-      timeoutMs: step.crawl.timeout !== undefined ? parseDuration(step.crawl.timeout) : DEFAULT_STEP_TIMEOUT_MS
+      timeoutMs: step.crawl.timeout !== undefined ? parseDuration(step.crawl.timeout) : adapter.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS
     }
     try {
       return await adapter.crawl(request)

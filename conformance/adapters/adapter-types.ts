@@ -13,6 +13,7 @@ export interface StepRequest {
   options: Record<string, string | number | boolean | string[]>
   /** A directory kept for the scenario across its steps. */
   stateDir: string
+  /** The step's own timeout, else the adapter's, else the harness default. */
   timeoutMs: number
 }
 
@@ -45,6 +46,8 @@ export interface CrawlerAdapter {
   /** Scenario ids the crawler cannot take part in, each with the reason. */
   skip: Map<string, string>
   expectedFailures: ExpectedFailure[]
+  /** How long one crawl step (one run of a command) may take, unless the scenario's step says; null for the harness default. */
+  timeoutMs: number | null
   crawl: (request: StepRequest) => Promise<StepOutcome>
   /** Where the adapter was defined (an adapter file), for messages. */
   source: string | null

@@ -124,6 +124,7 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
     skip: opts.skip ?? new Map(),
     expectedFailures: opts.expectedFailures ?? [],
     source: opts.source ?? null,
+    timeoutMs: opts.timeoutMs ?? null,
     crawl: async (req) => {
       const env: NodeJS.ProcessEnv = {
         ...process.env,
@@ -135,7 +136,7 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
         WEBKRAB_SCENARIO: req.scenarioId
       }
       // The timeout bounds each run of the command (each URL's, with {url}).
-      const timeoutMs = opts.timeoutMs ?? req.timeoutMs
+      const timeoutMs = req.timeoutMs
       let last: RunResult = { exitCode: 0, timedOut: false, output: '', error: null }
       let output = ''
       for (const url of perUrl ? req.urls : [null]) {

@@ -41,7 +41,7 @@ export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
   const base = raw.command.trim() === 'reference'
     ? referenceAdapter()
     : commandAdapter({ name: raw.name, command: raw.command.trim(), timeoutMs, cwd: dirname(resolve(file)), source: file })
-  return { ...base, name: raw.name, skip, expectedFailures, source: file }
+  return { ...base, name: raw.name, skip, expectedFailures, source: file, timeoutMs: timeoutMs ?? null }
 }
 
 /**

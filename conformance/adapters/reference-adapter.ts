@@ -75,6 +75,7 @@ export function referenceAdapter (): CrawlerAdapter {
     skip: new Map(),
     expectedFailures: [],
     source: null,
+    timeoutMs: null,
     crawl: async (req) => {
       const crawl = await loadCrawl()
       const reportPath = join(req.stateDir, `report-${req.step}.json`)

@@ -1,0 +1,84 @@
+import type { Test } from 'tap'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { CrawlerAdapter } from '../../conformance/adapters/adapter-types.js'
+import { parseScenario } from '../../conformance/load-scenarios.js'
+import { runScenario } from '../../conformance/run-scenario.js'
+
+/**
+ * The contract every crawler adapter keeps (DESIGN principle 11: one suite run
+ * against every implementation, as undici runs cacheStoreTests against each
+ * store). Each check is a scenario run through the adapter against a real
+ * fixture site and graded from the journal, so it holds for any adapter kind.
+ */
+export function adapterContract (t: Test, makeAdapter: () => CrawlerAdapter, expect: { writesReports: boolean }): void {
+  const run = async (yaml: string, id: string): Promise<Awaited<ReturnType<typeof runScenario>>> => {
+    const dir = mkdtempSync(join(tmpdir(), 'webkrab-contract-'))
+    const scenario = await parseScenario(yaml, join(dir, 'validators', `${id}.yaml`))
+    return await runScenario(scenario, makeAdapter(), join(dir, 'state'))
+  }
+
+  t.test('every URL of a crawl step reaches the site once, with the step\'s request context', async t => {
+    const r = await run(`id: validators-contract-urls
+name: Each URL is requested once with the request context.
+kind: required
+refs: ["contract"]
+steps:
+  - crawl: { urls: [/validators/strong, "offsite:/validators/weak"], headers: { Accept-Language: fr }, options: { scope: [main, offsite] } }
+assertions:
+  - { id: main, level: must, reason: "contract: each URL once", requests: { origin: main, path: /validators/strong, count: 1 } }
+  - { id: offsite, level: must, reason: "contract: each URL once", requests: { origin: offsite, path: /validators/weak, count: 1 } }
+  - { id: context, level: must, reason: "contract: the request context is sent", header: { name: Accept-Language, equals: fr } }
+`, 'validators-contract-urls')
+    t.equal(r.verdict, 'pass', JSON.stringify(r.assertions.filter(a => a.status !== 'pass')))
+  })
+
+  t.test('the crawler keeps its state across a scenario\'s steps, so its second visit revalidates', async t => {
+    const r = await run(`id: validators-contract-state
+name: The second visit revalidates with the stored ETag.
+kind: required
+refs: ["contract"]
+steps:
+  - crawl: { urls: [/validators/etag-only] }
+  - advance: 1d
+  - crawl: { urls: [/validators/etag-only] }
+assertions:
+  - { id: echo, level: must, reason: "contract: state kept between steps", echo: { path: /validators/etag-only, step: 3, request_header: If-None-Match, response_header: ETag } }
+`, 'validators-contract-state')
+    t.equal(r.verdict, 'pass', JSON.stringify([...r.assertions, ...r.notes]))
+  })
+
+  t.test(expect.writesReports ? 'the fetch report of each step is graded' : 'report assertions are untested when the crawler writes no report', async t => {
+    const r = await run(`id: validators-contract-report
+name: The report of a step is graded.
+kind: required
+refs: ["contract"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: fetched, level: must, reason: "contract: the journal is graded", requests: { path: /validators/strong, count: 1 } }
+  - { id: outcome, level: must, reason: "contract: the report is graded", resource: { url: /validators/strong, field: outcome, equals: new } }
+`, 'validators-contract-report')
+    const outcome = r.assertions.find(a => a.id === 'outcome')
+    t.equal(outcome?.status, expect.writesReports ? 'pass' : 'untested', outcome?.message ?? '')
+    t.equal(r.assertions.find(a => a.id === 'fetched')?.status, 'pass')
+    t.equal(r.verdict, expect.writesReports ? 'pass' : 'untested')
+  })
+
+  t.test('a crawler still busy at the step timeout is stopped, and what the server saw is still graded', async t => {
+    const started = performance.now()
+    const r = await run(`id: validators-contract-timeout
+name: A hanging step is cut at its timeout.
+kind: required
+refs: ["contract"]
+steps:
+  - crawl: { urls: [/hang], timeout: 2s, options: { response-timeout: 20s, max-attempts: 1 } }
+assertions:
+  - { id: asked, level: must, reason: "contract: the journal is graded after a timeout", requests: { path: /hang, count: 1 } }
+`, 'validators-contract-timeout')
+    t.ok(performance.now() - started < 6000, 'the step did not wait for the crawler')
+    t.equal(r.verdict, 'pass', JSON.stringify([...r.assertions, ...r.notes]))
+    t.match(r.notes.join('\n'), /step 1: the crawler did not finish within 2000 ms/)
+  })
+}
