@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { isAbsolute, join, relative } from 'node:path'
+import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseDuration } from '../common/units.js'
 import type { CrawlerAdapter, StepOutcome, StepRequest } from './adapters/adapter-types.js'
@@ -38,9 +39,15 @@ export interface ScenarioResult {
   unexpectedPass: boolean
 }
 
+/** A path as results show it: relative to the package when inside it, so committed results do not name a machine's folders. */
+export function displayPath (file: string): string {
+  const rel = relative(packageRoot, file)
+  return rel.startsWith('..') || isAbsolute(rel) ? file : rel
+}
+
 export function skeleton (s: Scenario): Omit<ScenarioResult, 'verdict' | 'message'> {
   return {
-    id: s.id, name: s.name, kind: s.kind, concern: s.concern, file: s.file, refs: s.refs, dependsOn: s.depends_on,
+    id: s.id, name: s.name, kind: s.kind, concern: s.concern, file: displayPath(s.file), refs: s.refs, dependsOn: s.depends_on,
     assertions: [], steps: [], notes: [], requests: 0, durationMs: 0, expected: null, unexpectedPass: false
   }
 }

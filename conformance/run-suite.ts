@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
 import { dependencyHolds, failsRequirement, VERDICTS, type Verdict } from './grade-scenario.js'
-import { runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
+import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
 import type { Scenario } from './scenario-types.js'
 
 export interface SuiteOptions {
@@ -139,7 +139,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   const totals = totalsOf(ordered)
   return {
     schema: 'webkrab.conformance/v1',
-    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source },
+    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source === null ? null : displayPath(adapter.source) },
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - t0),
     jobs,

@@ -1,0 +1,157 @@
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { WebkrabError } from '../../common/errors.js'
+import { fromRoot } from '../../common/paths.js'
+import { checkTemplate, commandAdapter, shellQuote } from '../../conformance/adapters/command-adapter.js'
+import { parseAdapterFile, resolveCrawler } from '../../conformance/adapters/load-adapter.js'
+import { loadScenarios, parseScenario } from '../../conformance/load-scenarios.js'
+import { renderJunit } from '../../conformance/reporters/junit.js'
+import { runSuite } from '../../conformance/run-suite.js'
+import { runScenario } from '../../conformance/run-scenario.js'
+
+const RECORD = fromRoot('test/conformance/crawlers/record-env.mjs')
+
+const TWO_STEPS = `id: vary-record
+name: A crawler is handed its URLs, state, step and request context.
+kind: required
+refs: ["CONTRACT.md: command templates"]
+steps:
+  - crawl: { urls: [/validators/strong, "/vary/accept-language?x=1&y=2"], headers: { Accept-Language: fr }, options: { max-attempts: 2, revalidate-always: true } }
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: context, level: must, reason: "CONTRACT.md: the request context reaches the server", header: { path: /vary/accept-language, name: Accept-Language, equals: fr } }
+  - { id: report, level: must, reason: "CONTRACT.md: reports apply when written", report: { step: 1, path: run.stoppedBy, equals: completed } }
+`
+
+interface Run { args: string[], env: Record<string, string> }
+
+async function recorded (template: string): Promise<{ runs: Run[], state: string, result: Awaited<ReturnType<typeof runScenario>> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-cmd-'))
+  const scenario = await parseScenario(TWO_STEPS, join(dir, 'vary', 'vary-record.yaml'))
+  const result = await runScenario(scenario, commandAdapter({ command: template }), join(dir, 'state'))
+  const state = join(dir, 'state', 'vary-record')
+  const runs = readFileSync(join(state, 'runs.ndjson'), 'utf8').trim().split('\n').map(l => JSON.parse(l) as Run)
+  return { runs, state, result }
+}
+
+t.test('{url} runs the command once per URL with the placeholders filled in and the values in the environment', async t => {
+  const { runs, state, result } = await recorded(`node ${RECORD} {url} {state} {step} {options}`)
+  t.equal(runs.length, 3, 'two URLs in step 1, one in step 2')
+  t.match(runs[1].args[0], /\/vary\/accept-language\?x=1&y=2$/, 'an & in a URL survives the shell')
+  t.same(runs.map(r => r.args[1]), [state, state, state], 'one state directory for the whole scenario')
+  t.same(runs.map(r => r.args[2]), ['1', '1', '2'])
+  t.same(runs[0].args.slice(3), ['--max-attempts', '2', '--revalidate-always'])
+  t.equal(runs[0].env.WEBKRAB_STATE_DIR, state)
+  t.equal(runs[0].env.WEBKRAB_STEP, '1')
+  t.equal(runs[0].env.WEBKRAB_URLS.split(' ').length, 2)
+  t.equal(runs[1].env.WEBKRAB_URL, runs[1].args[0])
+  t.same(JSON.parse(runs[0].env.WEBKRAB_HEADERS), { 'Accept-Language': 'fr' })
+  t.same(JSON.parse(runs[0].env.WEBKRAB_OPTIONS), { 'max-attempts': 2, 'revalidate-always': true })
+  t.same(JSON.parse(runs[2].env.WEBKRAB_HEADERS), {})
+  t.equal(result.assertions.find(a => a.id === 'context')?.status, 'pass')
+  t.equal(result.assertions.find(a => a.id === 'report')?.status, 'untested', 'no report written: report checks are untested')
+})
+
+t.test('{urls} runs the command once per step with every URL', async t => {
+  const { runs } = await recorded(`node ${RECORD} {urls} {headers}`)
+  t.equal(runs.length, 2)
+  t.equal(runs[0].args.length, 4, 'two URLs, then --header and its value')
+  t.same(runs[0].args.slice(2), ['--header', 'Accept-Language: fr'])
+})
+
+t.test('a report the crawler writes that is not a fetch report fails the report assertions and says why', async t => {
+  const { result } = await recorded(`node ${RECORD} {urls} && echo '{"schema":"other"}' > {state}/report-{step}.json`)
+  const report = result.assertions.find(a => a.id === 'report')
+  t.equal(report?.status, 'fail')
+  t.match(report?.message, /the fetch report of step 1 is not usable: .*report-1\.json/)
+  t.match(result.notes.join('\n'), /step 1: .*report-1\.json/)
+})
+
+t.test('a command that outlives its timeout is killed with its children', async t => {
+  const adapter = commandAdapter({ command: 'sleep 30 & sleep 30; echo never', timeoutMs: 300 })
+  const started = performance.now()
+  const outcome = await adapter.crawl({ scenarioId: 's', step: 1, urls: ['http://127.0.0.1:1/'], headers: {}, options: {}, stateDir: tmpdir(), timeoutMs: 300 })
+  t.ok(performance.now() - started < 3000)
+  t.equal(outcome.timedOut, true)
+  t.equal(outcome.error, 'did not finish within 300 ms and was killed')
+  t.notMatch(outcome.output, /never/)
+})
+
+t.test('templates: values are shell-quoted, unknown placeholders and {url} with {urls} are refused', async t => {
+  t.equal(shellQuote('http://127.0.0.1:8/a/b'), 'http://127.0.0.1:8/a/b')
+  t.equal(shellQuote('http://127.0.0.1:8/a?b=1&c'), `'http://127.0.0.1:8/a?b=1&c'`)
+  t.equal(shellQuote("it's a b"), `'it'\\''s a b'`)
+  t.throws(() => { checkTemplate('crawl {uri}', '--crawler') }, { code: 'WEBKRAB_ERR_BAD_ADAPTER', message: /unknown placeholder \{uri\}/ })
+  t.throws(() => { checkTemplate('crawl {url} {urls}', '--crawler') }, { code: 'WEBKRAB_ERR_BAD_ADAPTER', message: /not both/ })
+  t.throws(() => resolveCrawler('no-such-adapter.yaml'), { code: 'WEBKRAB_ERR_BAD_ADAPTER' })
+  t.equal(resolveCrawler('command: true {urls}').kind, 'command')
+  t.equal(resolveCrawler('curl').name, 'curl', 'a bare name finds the shipped adapter file')
+})
+
+t.test('the shipped curl adapter lists every known failure and skip with a reason', async t => {
+  const file = fromRoot('conformance/adapters/curl.yaml')
+  const curl = parseAdapterFile(readFileSync(file, 'utf8'), file)
+  t.equal(curl.name, 'curl')
+  t.equal(curl.timeoutMs, 8000)
+  t.ok(curl.expectedFailures.length > 0)
+  for (const e of curl.expectedFailures) t.ok(e.reason.length > 10, `${e.id} has a reason`)
+})
+
+t.test('an adapter file that breaks its schema is rejected with line and column', async t => {
+  const err = t.throws(() => parseAdapterFile('name: x\ncommand: run {url}\nexpected_failures:\n  - id: validators-x\n', '/a/x.yaml')) as WebkrabError
+  t.equal(err.code, 'WEBKRAB_ERR_BAD_ADAPTER')
+  t.equal(err.exitCode, 2)
+  t.match(err.message, /\/a\/x\.yaml:4:5: expected_failures\[0\] is missing the required field "reason"/)
+})
+
+function cli (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  return new Promise(resolve => {
+    const child = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'conformance', ...args], { env: { ...process.env, NO_COLOR: '1' } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    child.on('close', code => { resolve({ code, stdout, stderr }) })
+  })
+}
+
+t.test('a crawler that drops If-None-Match fails the validator scenarios with readable reasons and exit 1', async t => {
+  const crawler = `command: node ${fromRoot('test/conformance/crawlers/drop-if-none-match.mjs')} {state} {urls}`
+  const r = await cli(['--crawler', crawler, '--scenarios',
+    fromRoot('scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml'),
+    fromRoot('scenarios/conditional/conditional-never-sends-both-validators.yaml')])
+  t.equal(r.code, 1)
+  t.match(r.stdout, /etag-echoed \[must\]: request 2 to \/validators\/strong \(step 3\) carried no If-None-Match; response 1 \(200\) had ETag "[^"]+"/)
+  t.match(r.stdout, /if-modified-since-not-sent \[must\]: request 2 to \/validators\/strong \(step 3\) carried If-Modified-Since: .* GMT; it must carry none/)
+  t.match(r.stdout, /2 required scenarios failed\./)
+  t.equal(r.stderr, '', 'no progress bar when not on a terminal')
+})
+
+t.test('a crawler that retries at once fails the Retry-After scenarios with readable reasons and exit 1', async t => {
+  const crawler = `command: node ${fromRoot('test/conformance/crawlers/retry-at-once.mjs')} {urls}`
+  const r = await cli(['--crawler', crawler, '--reporter', 'tap', '--scenarios',
+    fromRoot('scenarios/retry-after/retry-after-delay-seconds-honoured.yaml'),
+    fromRoot('scenarios/rate-limits/rate-limits-429-without-retry-after-backs-off.yaml')])
+  t.equal(r.code, 1)
+  t.match(r.stdout, /^TAP version 14\n1\.\.2\n/)
+  t.match(r.stdout, /request 2 to \/flaky \(step 1\) arrived \d+ ms after response 1 \(503\) to \/flaky with Retry-After: 1; the server asked for 1 s/)
+  t.match(r.stdout, /request 2 to \/flaky \(step 1\) arrived \d+ ms after the end of request 1 to \/flaky \(step 1\); expected at least 500 ms/)
+})
+
+t.test('the known failures of an adapter file do not fail the run, and are reported as known', async t => {
+  const adapter = parseAdapterFile(`name: dropper
+command: node ${fromRoot('test/conformance/crawlers/drop-if-none-match.mjs')} {state} {urls}
+expected_failures:
+  - id: validators-strong-etag-sent-as-if-none-match
+    reason: it only ever revalidates with If-Modified-Since
+`, join(tmpdir(), 'dropper.yaml'))
+  const scenarios = await loadScenarios([fromRoot('scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml')])
+  const r = await runSuite(scenarios, adapter, { jobs: 1 })
+  t.equal(r.scenarios[0].verdict, 'fail')
+  t.equal(r.scenarios[0].expected, 'it only ever revalidates with If-Modified-Since')
+  t.equal(r.exitCode, 0)
+  t.match(renderJunit(r), /<skipped message="known failure: it only ever revalidates with If-Modified-Since">/)
+})
