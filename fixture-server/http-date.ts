@@ -1,17 +1,22 @@
+// two entries: a response formats both Date and a Last-Modified, so one would thrash
+let secondA = Number.NaN
+let textA = ''
+let secondB = Number.NaN
+let textB = ''
+
 /**
- * IMF-fixdate (RFC 9110 5.6.7) for a time in epoch ms. The last few results are kept
+ * IMF-fixdate (RFC 9110 5.6.7) for a time in epoch ms. The last two results are kept
  * because every response formats a Date and the site clock rarely moves between them.
  */
-let cachedSecond = Number.NaN
-let cachedText = ''
-
 export function httpDate (ms: number): string {
   const second = Math.floor(ms / 1000)
-  if (second !== cachedSecond) {
-    cachedSecond = second
-    cachedText = new Date(second * 1000).toUTCString()
-  }
-  return cachedText
+  if (second === secondA) return textA
+  if (second === secondB) return textB
+  secondB = secondA
+  textB = textA
+  secondA = second
+  textA = new Date(second * 1000).toUTCString()
+  return textA
 }
 
 /**

@@ -18,20 +18,7 @@ export const ADMIN_PREFIX = '/_webkrab/'
 
 const kConnectionId = Symbol('webkrab.connectionId')
 type TaggedSocket = Socket & { [kConnectionId]?: number }
-type CountedResponse = ServerResponse & { _header?: string | null, _hasBody?: boolean }
-
-/** Entries whose response is written by hand to the socket (faults): their fields are set by the writer. */
-const handWritten = new WeakSet<JournalEntry>()
-
-/** Marks a request's response as written to the raw socket; the fault sets status and byte counts. */
-export function markHandWritten (request: FastifyRequest): JournalEntry | null {
-  const entry = request.journalEntry
-  if (entry !== null) {
-    handWritten.add(entry)
-    entry.status = null
-  }
-  return entry
-}
+type CountedResponse = ServerResponse & { _header?: string | null, _hasBody?: boolean, isLightMyRequest?: boolean }
 
 function byteLength (chunk: unknown, encoding?: unknown): number {
   if (typeof chunk === 'string') return Buffer.byteLength(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8')
@@ -40,18 +27,57 @@ function byteLength (chunk: unknown, encoding?: unknown): number {
 }
 
 /**
+ * inject() has no real socket to count on: count body bytes as they are handed to the
+ * response instead. Node drops bodies of HEAD, 204 and 304 responses (_hasBody false).
+ */
+function countWrites (res: CountedResponse, entry: JournalEntry): void {
+  const write = res.write
+  const end = res.end
+  // an end() that calls write() itself must not count its chunk twice
+  let ending = false
+  res.write = function (this: CountedResponse, chunk: unknown, ...rest: unknown[]): boolean {
+    if (!ending && this._hasBody !== false) entry.bodyBytes += byteLength(chunk, rest[0])
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
+  } as typeof res.write
+  res.end = function (this: CountedResponse, chunk?: unknown, ...rest: unknown[]): CountedResponse {
+    if (this._hasBody !== false && typeof chunk !== 'function') entry.bodyBytes += byteLength(chunk, rest[0])
+    ending = true
+    try {
+      return (end as (...a: unknown[]) => CountedResponse).call(this, chunk, ...rest)
+    } finally {
+      ending = false
+    }
+  } as typeof res.end
+}
+
+/** ISO strings of site time, cached: the clock stands still between most requests. */
+let isoMs = Number.NaN
+let isoText = ''
+function iso (ms: number): string {
+  if (ms !== isoMs) {
+    isoMs = ms
+    isoText = new Date(ms).toISOString()
+  }
+  return isoText
+}
+
+/**
  * Records every request of an origin in the site's journal: at arrival (onRequest),
  * then completed when the response closes, with status, headers sent, header and body
  * bytes, and whether the connection was cut. Also stamps Date from the origin's clock,
  * since every response carries the site's time (RFC 9110 6.6.1).
+ *
+ * Bytes come from the socket's own count (what was handed to the connection, framing
+ * included), so the hot path wraps nothing; a pipelined request may count some of the
+ * response before it, which crawlers do not do.
  */
 export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
   const { state } = ctx
   const journal = state.journal
+  const clock = state.clock
   app.decorateRequest('journalEntry', null)
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const now = originNow(ctx)
-    reply.header('date', httpDate(now))
+    reply.header('date', httpDate(clock.now() + ctx.skewMs))
     const raw = request.raw
     const target = raw.url ?? '/'
     if (target.startsWith(ADMIN_PREFIX)) {
@@ -77,7 +103,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       rawHeaders: raw.rawHeaders,
       arrivedMs: performance.now(),
       completedMs: null,
-      arrivedAt: new Date(state.clock.now()).toISOString(),
+      arrivedAt: iso(clock.now()),
       completedAt: null,
       status: null,
       responseHeaders: {},
@@ -89,38 +115,22 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
     })
     request.journalEntry = entry
     const res = reply.raw as CountedResponse
-    // Count body bytes as they are handed to the connection; node drops bodies of HEAD,
-    // 204 and 304 responses (_hasBody false), so those count nothing.
-    const write = res.write
-    const end = res.end
-    // an end() that calls write() itself must not count its chunk twice
-    let ending = false
-    res.write = function (this: CountedResponse, chunk: unknown, ...rest: unknown[]): boolean {
-      if (!ending && this._hasBody !== false) entry.bodyBytes += byteLength(chunk, rest[0])
-      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest)
-    } as typeof res.write
-    res.end = function (this: CountedResponse, chunk?: unknown, ...rest: unknown[]): CountedResponse {
-      if (this._hasBody !== false && typeof chunk !== 'function') entry.bodyBytes += byteLength(chunk, rest[0])
-      ending = true
-      try {
-        return (end as (...a: unknown[]) => CountedResponse).call(this, chunk, ...rest)
-      } finally {
-        ending = false
-      }
-    } as typeof res.end
-    let finished = false
-    res.once('finish', () => { finished = true })
+    const injected = res.isLightMyRequest === true
+    const startBytes = injected || socket === null ? 0 : socket.bytesWritten
+    if (injected) countWrites(res, entry)
     res.once('close', () => {
       entry.completedMs = performance.now()
-      entry.completedAt = new Date(state.clock.now()).toISOString()
-      if (handWritten.has(entry)) {
-        entry.cut = entry.cut || !finished
-      } else {
-        entry.status = res.headersSent ? res.statusCode : null
-        entry.responseHeaders = res.headersSent ? reply.getHeaders() as Record<string, string | string[]> : {}
-        entry.headerBytes = typeof res._header === 'string' ? res._header.length : 0
-        entry.cut = !finished
+      entry.completedAt = iso(clock.now())
+      const sent = res.headersSent
+      entry.status = sent ? res.statusCode : null
+      entry.responseHeaders = sent ? reply.getHeaders() as Record<string, string | string[]> : {}
+      entry.headerBytes = sent && typeof res._header === 'string' ? res._header.length : 0
+      if (!injected && socket !== null) {
+        // a HEAD, 204 or 304 has no body, whatever was handed to write()
+        entry.bodyBytes = res._hasBody === false ? 0 : Math.max(0, socket.bytesWritten - startBytes - entry.headerBytes)
       }
+      // finished: every byte went to the connection; inject() only knows end() was called
+      entry.cut = !(injected ? res.writableEnded : res.writableFinished)
       journal.complete(entry)
     })
     done()

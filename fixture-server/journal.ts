@@ -26,7 +26,7 @@ export interface JournalEntry {
   /** Response headers sent (Date, ETag, Last-Modified, Retry-After, Cache-Control, Vary...). */
   responseHeaders: Record<string, string | string[]>
   headerBytes: number
-  /** Bytes after the header block, as written to the connection (content-coded). */
+  /** Bytes after the header block as handed to the connection: content-coded, chunk framing included. */
   bodyBytes: number
   /** The socket was destroyed or the response did not finish. */
   cut: boolean

@@ -152,7 +152,6 @@ export async function faultsPlugin (app: FastifyInstance, opts: { ctx: OriginCon
     }
     const broken = 'b\r\nhello world\r\nzz-not-hex\r\nthis framing is broken\r\n'
     const socket = socketOf(request)
-    if (request.journalEntry !== null) request.journalEntry.bodyBytes += Buffer.byteLength(broken)
     socket.write(broken, () => { socket.end() })
     return reply
   })

@@ -63,7 +63,8 @@ t.test('a 100 MB gzip bomb inflates to exactly 100 MB from about 0.1 MB on the w
   t.ok(r.wire < 200_000, `${r.wire} bytes on the wire`)
   t.ok(r.peakRss - before < 128 * MB, `RSS grew ${((r.peakRss - before) / MB).toFixed(1)} MiB`)
   const [entry] = await site.journal.waitFor(1, { completed: true, filter: e => e.path === '/gzip-bomb' })
-  t.equal(entry.bodyBytes, r.wire, 'the journal counts the compressed bytes sent')
+  // the journal counts what went on the wire after the headers: the compressed bytes and their chunk framing
+  t.ok(entry.bodyBytes >= r.wire && entry.bodyBytes < r.wire * 1.05 + 1024, `journal ${entry.bodyBytes}, received ${r.wire}`)
 })
 
 t.test('br and deflate bombs decode to the asked size at about the asked ratio', async t => {

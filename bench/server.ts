@@ -1,0 +1,239 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { AddressInfo } from 'node:net'
+import { createRequire } from 'node:module'
+import { errors } from '../common/errors.js'
+import { formatBytes } from '../common/units.js'
+import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
+
+/** The part of autocannon's options and results this benchmark uses (it ships no types). */
+interface CannonOptions {
+  url: string
+  connections: number
+  duration: number
+  pipelining?: number
+  requests?: Array<{ method?: string, path: string, headers?: Record<string, string> }>
+}
+interface CannonResult {
+  requests: { average: number, total: number }
+  latency: { mean: number, p50: number, p90: number, p99: number, max: number }
+  throughput: { average: number }
+  errors: number
+  timeouts: number
+  non2xx: number
+  statusCodeStats: Record<string, { count: number }>
+}
+type Cannon = (opts: CannonOptions) => Promise<CannonResult>
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Cannon
+
+export interface ServerBenchOptions {
+  /** Concurrent connections (default 10). */
+  connections?: number
+  /** Seconds per measured run (default 5; the soak default is 60). */
+  duration?: number
+  /** Measured rounds, each a bare run and a fixture run in alternating order; the median ratio counts (default 5). */
+  rounds?: number
+  /** Seconds of warm-up per side before measuring (default 1). */
+  warmup?: number
+  /** The long mixed-path load instead of the comparison. */
+  soak?: boolean
+}
+
+export interface LoadFigures {
+  requestsPerSec: number
+  latencyMs: { mean: number, p50: number, p90: number, p99: number, max: number }
+  bytesPerSec: number
+  errors: number
+}
+
+export interface ServerBenchResult {
+  bench: 'server'
+  connections: number
+  duration: number
+  rounds: number
+  /** /validators/strong on the fixture site, journal on. */
+  fixture: LoadFigures
+  /** A bare fastify route serving the same bytes and headers. */
+  bare: LoadFigures
+  /** fixture / bare requests per second: the median of the rounds' ratios. */
+  ratio: number
+  /** Each round's ratio, sorted. */
+  roundRatios: number[]
+  target: number
+  pass: boolean
+}
+
+export interface SoakResult {
+  bench: 'server-soak'
+  connections: number
+  duration: number
+  requests: number
+  requestsPerSec: number
+  statusCounts: Record<string, number>
+  errors: number
+  timeouts: number
+  rssMiB: { start: number, peak: number, end: number }
+  journal: { kept: number, dropped: number }
+  /** The site still answers, and RSS grew less than 128 MiB. */
+  pass: boolean
+}
+
+const TARGET = 0.85
+
+function figures (r: CannonResult): LoadFigures {
+  return {
+    requestsPerSec: r.requests.average,
+    latencyMs: { mean: r.latency.mean, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max },
+    bytesPerSec: r.throughput.average,
+    errors: r.errors + r.timeouts
+  }
+}
+
+const median = (runs: LoadFigures[]): LoadFigures => [...runs].sort((a, b) => a.requestsPerSec - b.requestsPerSec)[Math.floor(runs.length / 2)]
+
+/** A bare fastify route answering what /validators/strong answers, byte for byte. */
+async function startBare (site: RunningSite): Promise<{ app: FastifyInstance, url: string }> {
+  const res = await fetch(`${site.url}/validators/strong`)
+  const body = Buffer.from(await res.arrayBuffer())
+  const headers: Record<string, string> = {}
+  for (const name of ['date', 'etag', 'last-modified', 'content-type']) {
+    const v = res.headers.get(name)
+    if (v !== null) headers[name] = v
+  }
+  site.journal.clear()
+  const app = Fastify({ logger: false })
+  app.get('/validators/strong', (_request, reply) => reply.headers(headers).send(body))
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
+}
+
+function positive (name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback
+  if (!Number.isFinite(v) || v <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be a positive number, not ${String(value)}`)
+  return v
+}
+
+/**
+ * `webkrab bench server`: autocannon against /validators/strong with the journal on, and
+ * against a bare fastify route serving the same bytes, in this one process, with the
+ * same connections and duration, in alternating rounds. With `soak`, a long mixed-path
+ * load instead.
+ */
+export async function runServerBench (opts: ServerBenchOptions = {}): Promise<ServerBenchResult | SoakResult> {
+  if (opts.soak === true) return await runSoak(opts)
+  const connections = Math.round(positive('connections', opts.connections, 10))
+  const duration = positive('duration', opts.duration, 5)
+  const rounds = Math.round(positive('rounds', opts.rounds, 5))
+  const warmup = positive('warmup', opts.warmup, 1)
+  const site = await startFixtureSite()
+  const bare = await startBare(site)
+  try {
+    const load = async (base: string, seconds: number): Promise<LoadFigures> =>
+      figures(await autocannon({ url: `${base}/validators/strong`, connections, duration: seconds }))
+    await load(bare.url, warmup)
+    await load(site.url, warmup)
+    const fixtureRuns: LoadFigures[] = []
+    const bareRuns: LoadFigures[] = []
+    for (let i = 0; i < rounds; i++) {
+      // alternate who goes first, so drift in a shared machine's load falls on both sides
+      if (i % 2 === 0) {
+        bareRuns.push(await load(bare.url, duration))
+        fixtureRuns.push(await load(site.url, duration))
+      } else {
+        fixtureRuns.push(await load(site.url, duration))
+        bareRuns.push(await load(bare.url, duration))
+      }
+    }
+    // the ratio of each round's adjacent runs, then the median: a shared machine's load
+    // drifts between rounds far more than within one
+    const ratios = fixtureRuns.map((f, i) => bareRuns[i].requestsPerSec > 0 ? f.requestsPerSec / bareRuns[i].requestsPerSec : 0).sort((a, b) => a - b)
+    const ratio = ratios[Math.floor(ratios.length / 2)]
+    return { bench: 'server', connections, duration, rounds, fixture: median(fixtureRuns), bare: median(bareRuns), ratio, roundRatios: ratios, target: TARGET, pass: ratio >= TARGET }
+  } finally {
+    await bare.app.close()
+    await site.close()
+  }
+}
+
+/** The paths of the soak: every behaviour family that answers quickly, conditional or not. */
+function soakRequests (etag: string): CannonOptions['requests'] {
+  return [
+    { path: '/validators/strong' },
+    { path: '/validators/strong', headers: { 'if-none-match': etag } },
+    { path: '/validators/churn' },
+    { path: '/validators/rotate-on-304', headers: { 'if-none-match': '"x"' } },
+    { path: '/cache/max-age?s=60' },
+    { path: '/vary/accept-language', headers: { 'accept-language': 'fr' } },
+    { path: '/status/429?retry-after=date:%2B30' },
+    { path: '/flaky?fail=3&key=soak' },
+    { path: '/auth/basic' },
+    { path: '/bytes/65536' },
+    { path: '/gzip-bomb?bytes=1MB' },
+    { path: '/redirect/2' },
+    { path: '/changing?every=30s' },
+    { method: 'HEAD', path: '/bytes/10GB' },
+    { path: '/favicon.ico' }
+  ]
+}
+
+async function runSoak (opts: ServerBenchOptions): Promise<SoakResult> {
+  const connections = Math.round(positive('connections', opts.connections, 10))
+  const duration = positive('duration', opts.duration, 60)
+  const site = await startFixtureSite(null, { realTime: true })
+  const mib = (): number => process.memoryUsage.rss() / 1024 / 1024
+  try {
+    const etag = (await fetch(`${site.url}/validators/strong`)).headers.get('etag') ?? '"none"'
+    const start = mib()
+    let peak = start
+    const sampler = setInterval(() => { peak = Math.max(peak, mib()) }, 250)
+    let r: CannonResult
+    try {
+      r = await autocannon({ url: site.url, connections, duration, requests: soakRequests(etag) })
+    } finally {
+      clearInterval(sampler)
+    }
+    const end = mib()
+    const alive = (await fetch(`${site.url}/validators/strong`)).status === 200
+    const statusCounts: Record<string, number> = {}
+    for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCounts[code] = count
+    return {
+      bench: 'server-soak',
+      connections,
+      duration,
+      requests: r.requests.total,
+      requestsPerSec: r.requests.average,
+      statusCounts,
+      errors: r.errors,
+      timeouts: r.timeouts,
+      rssMiB: { start: Math.round(start), peak: Math.round(peak), end: Math.round(end) },
+      journal: { kept: site.journal.length, dropped: site.journal.dropped },
+      pass: alive && peak - start < 128
+    }
+  } finally {
+    await site.close()
+  }
+}
+
+/** The short table `webkrab bench server` prints. */
+export function formatServerBench (result: ServerBenchResult | SoakResult): string {
+  if (result.bench === 'server-soak') {
+    const codes = Object.entries(result.statusCounts).map(([c, n]) => `${c}: ${n}`).join(', ')
+    return [
+      `server soak: ${result.connections} connections, ${result.duration} s, mixed paths`,
+      `  requests   ${result.requests} (${result.requestsPerSec.toFixed(0)}/s), errors ${result.errors}, timeouts ${result.timeouts}`,
+      `  statuses   ${codes}`,
+      `  RSS MiB    start ${result.rssMiB.start}, peak ${result.rssMiB.peak}, end ${result.rssMiB.end}`,
+      `  journal    ${result.journal.kept} kept, ${result.journal.dropped} dropped`,
+      `  ${result.pass ? 'pass' : 'FAIL'}: the site still answers and memory stayed bounded`
+    ].join('\n')
+  }
+  const row = (name: string, f: LoadFigures): string =>
+    `  ${name.padEnd(22)} ${f.requestsPerSec.toFixed(0).padStart(8)} ${f.latencyMs.p50.toFixed(1).padStart(7)} ${f.latencyMs.p90.toFixed(1).padStart(7)} ${f.latencyMs.p99.toFixed(1).padStart(7)} ${formatBytes(f.bytesPerSec).padStart(9)}/s`
+  return [
+    `server: /validators/strong, ${result.connections} connections, ${result.duration} s x ${result.rounds} rounds (medians)`,
+    `  ${''.padEnd(22)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p90 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'throughput'.padStart(11)}`,
+    row('fixture (journal on)', result.fixture),
+    row('bare fastify', result.bare),
+    `  ratio ${result.ratio.toFixed(3)} (median of ${result.roundRatios.map(r => r.toFixed(2)).join(', ')}; target >= ${result.target}): ${result.pass ? 'pass' : 'FAIL'}`
+  ].join('\n')
+}
