@@ -39,7 +39,8 @@ export function findScenarioFiles (paths: string[]): string[] {
     if (st.isDirectory()) {
       for (const name of readdirSync(p).sort()) {
         const child = join(p, name)
-        if (statSync(child).isDirectory() || /\.ya?ml$/.test(name)) walk(child)
+        // site files (*.site.yaml) live beside the scenarios that name them
+        if (statSync(child).isDirectory() || (/\.ya?ml$/.test(name) && !/\.site\.ya?ml$/.test(name))) walk(child)
       }
     } else {
       out.add(resolve(p))

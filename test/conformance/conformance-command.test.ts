@@ -1,0 +1,73 @@
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fromRoot } from '../../common/paths.js'
+import type { SuiteResult } from '../../conformance/run-suite.js'
+import { findAll, readXml } from './read-xml.js'
+
+function conformance (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  return new Promise(resolve => {
+    const child = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'conformance', ...args], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '' } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    child.on('close', code => { resolve({ code, stdout, stderr }) })
+  })
+}
+
+const SCENARIOS = [
+  'scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml',
+  'scenarios/caching/caching-no-store-not-retained.yaml',
+  'scenarios/auth/auth-challenge-gets-one-request.yaml'
+].map(p => fromRoot(p))
+
+t.test('webkrab conformance grades the reference crawler, exits 0, and writes every format with --out', async t => {
+  const out = mkdtempSync(join(tmpdir(), 'webkrab-out-'))
+  const r = await conformance(['--scenarios', ...SCENARIOS, '--out', out])
+  t.equal(r.code, 0, r.stdout + r.stderr)
+  t.match(r.stdout, /^WebKrab conformance: reference/)
+  t.match(r.stdout, /Scenarios: 3 pass \(of 3\)\nAssertions: \d+ pass\nEvery required assertion passed\./)
+  t.notMatch(r.stdout, /\x1b\[/, 'plain when piped')
+  t.match(r.stderr, /wrote .*scorecard\.txt, .*results\.json, .*results\.tap, .*junit\.xml, .*scorecard\.html/)
+
+  const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as SuiteResult
+  t.equal(results.schema, 'webkrab.conformance/v1')
+  t.equal(results.exitCode, 0)
+  t.same(results.scenarios.map(s => s.verdict), ['pass', 'pass', 'pass'])
+  t.equal(results.scenarios[0].file, 'scenarios/auth/auth-challenge-gets-one-request.yaml', 'paths inside the package are relative')
+  const junit = readXml(readFileSync(join(out, 'junit.xml'), 'utf8'))
+  t.equal(findAll(junit, 'testcase').length, 3)
+  t.same(findAll(junit, 'testsuite').map(s => s.attrs.name), ['auth', 'caching', 'validators'])
+  t.equal(findAll(junit, 'failure').length, 0)
+  t.match(readFileSync(join(out, 'results.tap'), 'utf8'), /^TAP version 14\n1\.\.3\nok 1 - auth\/auth-challenge-gets-one-request\n/)
+  t.match(readFileSync(join(out, 'scorecard.html'), 'utf8'), /data-id="validators-strong-etag-sent-as-if-none-match"/)
+  t.equal(readFileSync(join(out, 'scorecard.txt'), 'utf8'), r.stdout, 'the scorecard file is the plain console output')
+})
+
+t.test('--reporter json prints the results with the crawler and a duration for each scenario', async t => {
+  const r = await conformance(['--scenarios', SCENARIOS[2], '--reporter', 'json', '--jobs', '1'])
+  t.equal(r.code, 0)
+  const results = JSON.parse(r.stdout) as SuiteResult
+  t.equal(results.crawler.name, 'reference')
+  t.equal(results.jobs, 1)
+  t.ok(results.scenarios[0].durationMs > 0)
+  t.equal(results.scenarios[0].requests, 1)
+})
+
+t.test('bad flags exit 2', async t => {
+  const reporter = await conformance(['--reporter', 'xml', '--scenarios', SCENARIOS[2]])
+  t.equal(reporter.code, 2)
+  t.match(reporter.stderr, /xml/)
+  const jobs = await conformance(['--jobs', '0', '--scenarios', SCENARIOS[2]])
+  t.equal(jobs.code, 2)
+  t.match(jobs.stderr, /WEBKRAB_ERR_BAD_FLAG: .*--jobs must be a positive integer/)
+  const crawler = await conformance(['--crawler', 'command: run {uri}', '--scenarios', SCENARIOS[2]])
+  t.equal(crawler.code, 2)
+  t.match(crawler.stderr, /WEBKRAB_ERR_BAD_ADAPTER: .*unknown placeholder \{uri\}/)
+  const missing = await conformance(['--scenarios', '/nowhere/at/all'])
+  t.equal(missing.code, 2)
+  t.match(missing.stderr, /WEBKRAB_ERR_FILE_NOT_FOUND/)
+})
