@@ -1,4 +1,4 @@
-import { Transform, type TransformCallback } from 'node:stream'
+import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import zlib from 'node:zlib'
 import { errors } from '../common/errors.js'
 
@@ -79,4 +79,54 @@ export function createDecoders (contentEncoding: string | undefined): Transform[
     throw errors.WEBKRAB_ERR_DECODING(`${codings.length} stacked content codings (${codings.join(', ')}); at most ${MAX_STACKED_CODINGS} are undone`)
   }
   return codings.reverse().map(decoderFor)
+}
+
+/** Resolves when `stream` can take more, or is gone. */
+function drained (stream: Transform): Promise<void> {
+  return new Promise(resolve => {
+    const done = (): void => {
+      stream.off('drain', done)
+      stream.off('close', done)
+      resolve()
+    }
+    stream.on('drain', done)
+    stream.on('close', done)
+  })
+}
+
+/**
+ * Feeds `source` through the decoders, calling `onRaw` for each chunk as it
+ * arrived and `onDecoded` for each chunk decoded. Either callback may throw (a
+ * budget): everything is then destroyed and the error rethrown. A decoder's error
+ * (a body that is not what its Content-Encoding says) is rethrown the same way.
+ */
+export async function decodeThrough (source: Readable, decoders: Transform[], onRaw: (chunk: Buffer) => void,
+  onDecoded: (chunk: Buffer) => void): Promise<void> {
+  const first = decoders[0]
+  const last = decoders[decoders.length - 1]
+  for (let i = 0; i + 1 < decoders.length; i++) decoders[i].pipe(decoders[i + 1])
+  // pipe() does not carry errors along the chain: the reader must hear of any of them
+  for (const d of decoders) d.on('error', err => { if (d !== last) last.destroy(err) })
+  const feed = (async () => {
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        onRaw(chunk)
+        if (first.destroyed) break
+        if (!first.write(chunk)) await drained(first)
+        if (first.destroyed) break
+      }
+      first.end()
+    } catch (err) {
+      last.destroy(err as Error)
+    }
+  })()
+  try {
+    for await (const chunk of last as AsyncIterable<Buffer>) onDecoded(chunk)
+  } catch (err) {
+    source.destroy()
+    for (const d of decoders) d.destroy()
+    await feed
+    throw err
+  }
+  await feed
 }

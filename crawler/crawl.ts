@@ -208,6 +208,7 @@ class CrawlRun {
     const base = this.requestHeaders(task)
     const headers = conditional ? { ...base, ...decision.conditionalHeaders } : base
     const kind = task.nextKind
+    const url = task.url
     const seq = ++this.seq
     const startMs = Math.round(this.clock.now() - this.startedMs)
     this.usage.requests++
@@ -243,15 +244,16 @@ class CrawlRun {
       (writer as BodyWriter | null)?.discard()
       throw err
     } finally {
-      this.emitExchange(seq, task, origin, kind, conditional, headers, result, startMs, savedBytes)
+      // the task may have moved on to a redirect's target by now: the exchange is about `url`
+      this.emitExchange(seq, url, origin, kind, conditional, headers, result, startMs, savedBytes)
     }
   }
 
-  private emitExchange (seq: number, task: ResourceTask, origin: string, kind: Exchange['kind'], conditional: boolean,
+  private emitExchange (seq: number, url: string, origin: string, kind: Exchange['kind'], conditional: boolean,
     headers: Record<string, string>, result: FetchResult, startMs: number, savedBytes: number): void {
     const exchange: Exchange = {
       seq,
-      url: task.url,
+      url,
       origin,
       method: 'GET',
       kind,

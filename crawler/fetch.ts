@@ -1,11 +1,9 @@
 import { Agent, type Dispatcher } from 'undici'
-import { Transform, Writable, type TransformCallback } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type { IncomingHttpHeaders } from 'node:http'
 import { errors, isWebkrabError, type WebkrabError } from '../common/errors.js'
 import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from './policy/budgets.js'
 import { ContentDigester, type ContentDigests } from './policy/change.js'
-import { createDecoders } from './content-decoders.js'
+import { createDecoders, decodeThrough } from './content-decoders.js'
 import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchange-meter.js'
 
 /**
@@ -189,50 +187,39 @@ export class Fetcher {
       const verdict = mayTakeBytes({ bodyBytes: result.bodyBytes, decompressedBytes: result.decodedBytes, runBytesReceived: hooks.runBytes() }, limits)
       if (!verdict.ok) throw new BudgetExceeded(verdict)
     }
-    const wire = new Transform({
-      transform (chunk: Buffer, _enc, callback: TransformCallback) {
-        result.bodyBytes += chunk.length
-        hooks.onWireBytes(chunk.length)
-        try {
-          check()
-          if (sink === null && result.bodyBytes > DISCARD_LIMIT) {
-            // nobody wants this body: stop reading rather than drain an endless one
-            callback(new DiscardedBody())
-            return
-          }
-        } catch (err) {
-          callback(err as Error)
-          return
-        }
-        callback(null, chunk)
-      }
-    })
+    const takeWire = (chunk: Buffer): void => {
+      result.bodyBytes += chunk.length
+      hooks.onWireBytes(chunk.length)
+      check()
+    }
+    // Plain loops rather than stream.pipeline: a pipeline per response costs more than
+    // everything else the crawler does with a small body. Leaving a for-await early
+    // (a budget, an error) destroys the body, which ends the request.
     if (sink === null) {
-      try {
-        await pipeline(body, wire, new Writable({ write (_c, _e, cb) { cb() } }))
-        result.complete = true
-      } catch (err) {
-        if (!(err instanceof DiscardedBody)) throw err
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        takeWire(chunk)
+        // nobody wants this body: stop reading rather than drain an endless one
+        if (result.bodyBytes > DISCARD_LIMIT) return
       }
+      result.complete = true
       return
     }
     const digester = new ContentDigester(result.headers['content-type'])
-    const decoded = new Writable({
-      write (chunk: Buffer, _enc, callback) {
-        result.decodedBytes += chunk.length
-        try {
-          check()
-          digester.update(chunk)
-          sink(chunk)
-        } catch (err) {
-          callback(err as Error)
-          return
-        }
-        callback()
-      }
-    })
+    const takeDecoded = (chunk: Buffer): void => {
+      result.decodedBytes += chunk.length
+      check()
+      digester.update(chunk)
+      sink(chunk)
+    }
     const decoders = createDecoders(result.headers['content-encoding'])
-    await pipeline([body, wire, ...decoders, decoded])
+    if (decoders.length === 0) {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        takeWire(chunk)
+        takeDecoded(chunk)
+      }
+    } else {
+      await decodeThrough(body, decoders, takeWire, takeDecoded)
+    }
     result.complete = true
     result.digests = digester.digest()
   }
@@ -245,8 +232,6 @@ export class Fetcher {
     await this.agent.destroy()
   }
 }
-
-class DiscardedBody extends Error {}
 
 function round (ms: number): number {
   return Math.round(ms * 10) / 10

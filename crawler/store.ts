@@ -11,6 +11,15 @@ import { formatVary, parseVary, variantKey } from './policy/vary.js'
 /** Body bytes gathered before one chunk row is written: bounds memory per download. */
 export const BODY_CHUNK_BYTES = 256 * 1024
 
+/**
+ * Resource writes are grouped into one commit: at most this many, or as many as
+ * arrive within BATCH_DELAY_MS. Each resource is still written whole inside a
+ * savepoint of that commit, so a crash loses at most the last group, never half a
+ * record.
+ */
+export const BATCH_RECORDS = 64
+export const BATCH_DELAY_MS = 50
+
 /** What a write does with the stored body. */
 export type BodyAction =
   | { kind: 'keep' } // a 304: the stored body stays (RFC 9111 section 4.3.4)
@@ -100,9 +109,25 @@ export class BodyWriter {
   /** Writes what is still held in memory (called by the store before it adopts the chunks). */
   flush (): void {
     if (this.pendingBytes === 0 && this.pending.length === 0) return
-    this.insert(this.staging, this.seq++, Buffer.concat(this.pending, this.pendingBytes))
+    this.insert(this.staging, this.seq++, this.take())
+  }
+
+  /** Whether any chunk went to the staging rows yet (a small body never does before its record is written). */
+  get staged (): boolean {
+    return this.seq > 0
+  }
+
+  /** Hands over what is held in memory, as one chunk, and the number it goes in as. */
+  takeRest (): { seq: number, data: Buffer } | null {
+    if (this.pendingBytes === 0 && this.pending.length === 0) return null
+    return { seq: this.seq++, data: this.take() }
+  }
+
+  private take (): Buffer {
+    const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes)
     this.pending = []
     this.pendingBytes = 0
+    return data
   }
 
   /** Drops the staged chunks (a download that did not complete). */
@@ -164,11 +189,30 @@ export class Store {
   readonly path: string
   private readonly db: Database.Database
   private readonly stmts: ReturnType<Store['prepare']>
+  private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
+  private batched = 0
+  private batchTimer: NodeJS.Timeout | null = null
 
   private constructor (path: string, db: Database.Database) {
     this.path = path
     this.db = db
     this.stmts = this.prepare()
+    this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
+      this.stmts.deleteOtherVary.run(write.url, formatVary(write.vary) ?? '')
+      const { id } = this.stmts.upsert.get(toParams(write)) as { id: number }
+      if (body.kind === 'replace') {
+        this.stmts.deleteBody.run(id)
+        // chunks written while the body streamed become the record's; the rest (all of a
+        // small body) is written straight to it, in this same transaction
+        if (body.body.staged) this.stmts.adoptStaged.run(id, body.body.staging)
+        const rest = body.body.takeRest()
+        if (rest !== null) this.stmts.insertOwnChunk.run(id, rest.seq, rest.data)
+      } else if (body.kind === 'drop') {
+        this.stmts.deleteBody.run(id)
+      }
+      if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
+      return id
+    })
   }
 
   static open (path: string): Store {
@@ -222,6 +266,7 @@ export class Store {
         RETURNING id`),
       noteAnswer: db.prepare<[number | null, string, number, number]>('UPDATE resources SET last_status = ?, last_outcome = ?, last_seen_ms = ? WHERE id = ?'),
       insertChunk: db.prepare<[string, number, Buffer]>('INSERT INTO bodies (staging, seq, data) VALUES (?, ?, ?)'),
+      insertOwnChunk: db.prepare<[number, number, Buffer]>('INSERT INTO bodies (resource_id, seq, data) VALUES (?, ?, ?)'),
       discardStaged: db.prepare<[string]>('DELETE FROM bodies WHERE staging = ?'),
       deleteBody: db.prepare<[number]>('DELETE FROM bodies WHERE resource_id = ?'),
       adoptStaged: db.prepare<[number, string]>('UPDATE bodies SET resource_id = ?, staging = NULL WHERE staging = ?'),
@@ -283,21 +328,24 @@ export class Store {
    * server changed what it varies on, variants keyed the old way are removed.
    */
   save (write: RecordWrite, body: BodyAction, observation: Observation | null): StoredRecord {
-    if (body.kind === 'replace') body.body.flush()
-    const tx = this.db.transaction((): number => {
-      this.stmts.deleteOtherVary.run(write.url, formatVary(write.vary) ?? '')
-      const { id } = this.stmts.upsert.get(toParams(write)) as { id: number }
-      if (body.kind === 'replace') {
-        this.stmts.deleteBody.run(id)
-        this.stmts.adoptStaged.run(id, body.body.staging)
-      } else if (body.kind === 'drop') {
-        this.stmts.deleteBody.run(id)
-      }
-      if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
-      return id
-    })
-    const id = tx()
+    // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
+    if (!this.db.inTransaction) this.db.exec('BEGIN')
+    const id = this.saveTx(write, body, observation)
+    if (++this.batched >= BATCH_RECORDS) {
+      this.commit()
+    } else if (this.batchTimer === null) {
+      this.batchTimer = setTimeout(() => { this.commit() }, BATCH_DELAY_MS)
+      this.batchTimer.unref()
+    }
     return { ...write, id }
+  }
+
+  /** Commits the writes grouped so far (also done by close()). */
+  commit (): void {
+    if (this.batchTimer !== null) clearTimeout(this.batchTimer)
+    this.batchTimer = null
+    this.batched = 0
+    if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
   }
 
   /**
@@ -349,7 +397,9 @@ export class Store {
   }
 
   close (): void {
-    if (this.db.open) this.db.close()
+    if (!this.db.open) return
+    this.commit()
+    this.db.close()
   }
 }
 

@@ -46,15 +46,13 @@ for (const encoding of ['gzip', 'deflate', 'br']) {
 t.test('a compression bomb stops at the decompressed-bytes budget, with memory bounded', async t => {
   const f = fetcher(t)
   const before = process.memoryUsage().rss
-  const since = site.journal.nextSeq
   const r = await f.fetch(`${site.url}/gzip-bomb?ratio=1000&bytes=2000000000`, HEADERS, hooks({ maxDecompressedBytes: 1_000_000 }))
   const grew = process.memoryUsage().rss - before
   t.equal(r.budget?.budget, 'max-decompressed-bytes')
   t.equal(r.complete, false)
   t.ok(r.decodedBytes > 1_000_000 && r.decodedBytes < 1_000_000 + 1024 * 1024, `stopped just past the cap (${r.decodedBytes})`)
   t.ok(grew < 64 * 1024 * 1024, `RSS grew ${Math.round(grew / 1e6)} MB, not 2 GB`)
-  const [entry] = site.journal.since(since)
-  t.ok(entry.bodyBytes < 1_000_000, `the server sent ${entry.bodyBytes} bytes before the crawler hung up, not the whole 2 MB of compressed body`)
+  t.ok(r.bodyBytes < 100_000, `${r.bodyBytes} bytes read off the wire of the 2 MB compressed body`)
 })
 
 t.test('a body is cut at the body-bytes budget while it arrives', async t => {
