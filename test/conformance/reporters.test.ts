@@ -5,6 +5,7 @@ import { renderHtml } from '../../conformance/reporters/html.js'
 import { renderJson } from '../../conformance/reporters/json.js'
 import { renderJunit } from '../../conformance/reporters/junit.js'
 import { renderTap } from '../../conformance/reporters/tap.js'
+import { progressBar } from '../../conformance/reporters/progress.js'
 import type { Verdict } from '../../conformance/grade-scenario.js'
 import type { ScenarioResult } from '../../conformance/run-scenario.js'
 import { totalsOf, type SuiteResult } from '../../conformance/run-suite.js'
@@ -138,4 +139,20 @@ t.test('the HTML scorecard lists every scenario with its verdict and escapes wha
   t.match(html, /had ETag &quot;a1&quot; &lt;&amp;&gt;/)
   t.notMatch(html, /"a1" <&>/)
   t.match(html, /id="verdicts-by-concern"/)
+})
+
+t.test('the progress bar draws only on a terminal', async t => {
+  const written: string[] = []
+  const stream = (isTTY: boolean): NodeJS.WriteStream => ({ isTTY, columns: 80, write: (s: string) => { written.push(s); return true } }) as unknown as NodeJS.WriteStream
+  const quiet = progressBar(stream(false), 2)
+  quiet.update(scenarios[0], 1)
+  quiet.end()
+  t.same(written, [], 'nothing when piped')
+  const bar = progressBar(stream(true), 2)
+  bar.update(scenarios[1], 1)
+  bar.update(scenarios[0], 2)
+  bar.end()
+  t.match(written[0], /^\r\x1b\[2K█{15}░{15} 1\/2 \(1 failing\) caching-b/)
+  t.match(written[1], /2\/2 \(1 failing\) caching-a/)
+  t.equal(written[2], '\r\x1b[2K', 'the line is cleared at the end')
 })
