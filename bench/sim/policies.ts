@@ -1,6 +1,6 @@
 import { type ChangeRateEstimate, estimateChangeRate, knownRateEstimate, posteriorNodes, type RatePosterior } from '../../crawler/planning/change-rate.js'
 import { fitSitePrior } from '../../crawler/planning/fit-site-prior.js'
-import { siteLastModifiedTrust, type SiteLastModifiedTrust, usesLastModified } from '../../crawler/planning/last-modified-trust.js'
+import { siteLastModifiedTrust, type SiteLastModifiedTrust } from '../../crawler/planning/site-last-modified.js'
 import { type PlanCandidate, planRevisits } from '../../crawler/planning/planner.js'
 import { DAY_MS } from '../../crawler/planning/rate-grid.js'
 import { budgetScaledPrior, priorLogDensity, type SitePrior } from '../../crawler/planning/site-prior.js'
@@ -86,12 +86,12 @@ export function plannerPolicy (kind: 'oracle' | 'learned', pages: readonly SimPa
 
   const estimate = (i: number): void => {
     const h = crawler.pages[i].history
-    estimates[i] = estimateChangeRate(h, prior, { useLastModified: usesLastModified(h, site) })
+    estimates[i] = estimateChangeRate(h, prior, { site })
   }
   const refit = (): void => {
-    site = siteLastModifiedTrust(crawler.pages.map(p => p.history.lastModified))
-    const s = site
-    prior = fitSitePrior(crawler.pages.map(p => p.history), prior, { useLastModified: h => usesLastModified(h, s) })
+    const histories = crawler.pages.map(p => p.history)
+    site = siteLastModifiedTrust(histories)
+    prior = fitSitePrior(histories, prior, { site })
     for (let i = 0; i < n; i++) estimate(i)
   }
   if (kind === 'learned') refit()
@@ -104,7 +104,7 @@ export function plannerPolicy (kind: 'oracle' | 'learned', pages: readonly SimPa
         const s = crawler.pages[i]
         c.lastFetchedAtMs = s.fetchedAt * DAY_MS
         c.estimate = estimates[i]
-        c.validators = { present: crawler.hasValidators(i), quality: crawler.hasValidators(i) ? 'ok' : 'absent', broken: s.broken }
+        c.validators = { present: crawler.hasValidators(i), quality: crawler.hasValidators(i) ? 'ok' : 'absent', broken: s.broken, confirmed: s.confirmed }
         c.unverifiedSinceMs = s.fetchedAt > s.verifiedAt ? s.verifiedAt * DAY_MS : null
       }
       const plan = planRevisits(candidates, {

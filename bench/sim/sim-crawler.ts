@@ -19,6 +19,8 @@ export interface StoredPage {
   verifiedAt: number
   history: ChangeHistory
   broken: boolean
+  /** A conditional request was answered 200 for changed content. */
+  confirmed: boolean
 }
 
 export interface FetchFinding {
@@ -39,7 +41,7 @@ export class SimCrawler {
       if (keepHistory) {
         history = recordFetch(history, null, { atMs: at * DAY_MS, status: 200, contentChanged: false, lastModifiedMs: lastModified === null ? null : lastModified * DAY_MS }).history
       }
-      return { version: l.version, byteVersion: l.byteVersion, etag: l.etag(), lastModified, fetchedAt: at, verifiedAt: at, history, broken: false }
+      return { version: l.version, byteVersion: l.byteVersion, etag: l.etag(), lastModified, fetchedAt: at, verifiedAt: at, history, broken: false, confirmed: false }
     })
   }
 
@@ -60,6 +62,7 @@ export class SimCrawler {
       return { changed: false, caughtBroken: false }
     }
     const changed = r.version !== p.version
+    if (conditional && changed) p.confirmed = true
     let caughtBroken = false
     if (!conditional && !p.broken) {
       const verdict = judgeAudit({

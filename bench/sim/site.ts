@@ -1,3 +1,4 @@
+import { normalQuantile } from './normal-quantile.js'
 import { Prng } from './prng.js'
 
 /**
@@ -44,9 +45,17 @@ export interface SimPage {
 
 export function buildSite (p: SiteParams): SimPage[] {
   const rng = new Prng(p.seed, 0)
+  // Stratified ln rates: stratum π(id) of N, a uniform point within it.
+  const strata = Array.from({ length: p.pages }, (_, i) => i)
+  for (let i = strata.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1))
+    const swap = strata[i]
+    strata[i] = strata[j]
+    strata[j] = swap
+  }
   const pages: SimPage[] = []
   for (let id = 0; id < p.pages; id++) {
-    const rate = Math.exp(p.logRateMean + p.logRateSd * rng.normal())
+    const rate = Math.exp(p.logRateMean + p.logRateSd * normalQuantile((strata[id] + rng.nextOpen() * (1 - 1e-12)) / p.pages))
     const bodyBytes = Math.round(Math.exp(p.logBodyMean + p.logBodySd * rng.normal()))
     const weight = p.weightSd > 0 ? Math.exp(p.weightSd * rng.normal()) : 1
     const u = rng.next()

@@ -1,4 +1,6 @@
+import { type RatePosterior } from './change-rate.js'
 import { DAY_MS } from './rate-grid.js'
+import { changeProbability } from './revisit-index.js'
 
 /**
  * Audits: an unconditional fetch of a resource whose validators have been
@@ -9,16 +11,69 @@ import { DAY_MS } from './rate-grid.js'
  */
 
 /** Share of a plan's fetches spent on audits by default (BENCHMARKS.md: 5–10%). */
-export const AUDIT_SHARE = 0.08
+export const AUDIT_SHARE = 0.05
+
+/**
+ * Validators already seen answering 200 to a conditional request when the
+ * content had changed are far less likely to answer 304 to every change: their
+ * vouched days count this much.
+ */
+export const CONFIRMED_DISCOUNT = 0.05
+
+/** Without a site prior, a copy is audited after this long on the validators' word. */
+export const DEFAULT_AUDIT_AFTER_MS = 30 * DAY_MS
 
 /**
  * How much an audit of this resource is worth: importance times the days its
- * copy has rested on the validators' word alone. Resources whose last fetch was
- * checked by digest have nothing to audit (0).
+ * copy has rested on the validators' word alone, discounted when the validators
+ * have been seen to say "changed". Resources whose last fetch was checked by
+ * digest have nothing to audit (0).
  */
-export function auditPriority (unverifiedSinceMs: number | null, now: number, weight = 1): number {
+export function auditPriority (unverifiedSinceMs: number | null, now: number, weight = 1, confirmed = false): number {
   if (unverifiedSinceMs === null) return 0
-  return weight * Math.max(now - unverifiedSinceMs, 0) / DAY_MS
+  return weight * (confirmed ? CONFIRMED_DISCOUNT : 1) * Math.max(now - unverifiedSinceMs, 0) / DAY_MS
+}
+
+/**
+ * How long 304s may vouch for a copy before an audit is worth its body: the
+ * time in which a typical page of the site (its prior) changes with even odds,
+ * so a server that answered 304 for that long has more likely than not been
+ * asked about changed content at least once.
+ */
+export function auditAfterMs (prior: RatePosterior | undefined): number {
+  if (prior === undefined) return DEFAULT_AUDIT_AFTER_MS
+  let lo = 0
+  let hi = 10_000
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2
+    if (changeProbability(prior, mid) < 0.5) lo = mid
+    else hi = mid
+  }
+  return hi * DAY_MS
+}
+
+/** A planned revalidation that could become an audit. */
+export interface AuditCandidate {
+  key: string
+  weight: number
+  unverifiedSinceMs: number | null
+  confirmed: boolean
+}
+
+/**
+ * Picks the revalidations to turn into audits: at most `max`, only copies
+ * vouched for by 304s for at least `afterMs` (20 times longer for confirmed
+ * validators), the longest-vouched and most important first.
+ */
+export function selectAudits (candidates: readonly AuditCandidate[], now: number, max: number, afterMs: number): number[] {
+  if (max <= 0) return []
+  const threshold = afterMs / DAY_MS
+  return candidates
+    .map((c, i) => ({ i, key: c.key, priority: auditPriority(c.unverifiedSinceMs, now, c.weight, c.confirmed), vouched: auditPriority(c.unverifiedSinceMs, now, 1, c.confirmed) }))
+    .filter(e => e.priority > 0 && e.vouched >= threshold)
+    .sort((a, b) => b.priority - a.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .slice(0, max)
+    .map(e => e.i)
 }
 
 export interface AuditFacts {

@@ -30,8 +30,10 @@ export type LastModifiedTrustState = 'unknown' | 'trusted' | 'untrusted'
 
 export interface LastModifiedTrust {
   state: LastModifiedTrustState
-  /** Digest comparisons that agreed with Last-Modified so far. */
-  agreements: number
+  /** Changes the digests saw where Last-Modified moved to a time after the old content was last seen. */
+  dated: number
+  /** Fetches where neither the content (digest, or a 304) nor Last-Modified moved. */
+  steady: number
   /** One sentence: the evidence behind `state`. */
   reason: string
 }
@@ -54,7 +56,7 @@ export function emptyHistory (): ChangeHistory {
   return {
     version: 1,
     observations: [],
-    lastModified: { state: 'unknown', agreements: 0, reason: 'no digest comparison has tested Last-Modified yet' }
+    lastModified: { state: 'unknown', dated: 0, steady: 0, reason: 'no fetch has tested Last-Modified yet' }
   }
 }
 

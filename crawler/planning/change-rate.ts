@@ -1,5 +1,6 @@
 import { type ChangeHistory } from './change-history.js'
-import { DAY_MS, RATE_GRID, log1mexp } from './rate-grid.js'
+import { addCensoredTerm, DAY_MS, RATE_GRID } from './rate-grid.js'
+import { junkAgeLogDensity, lastModifiedUse, type SiteLastModifiedTrust } from './site-last-modified.js'
 import { formatDays, priorLogDensity, type SitePrior } from './site-prior.js'
 
 /**
@@ -28,6 +29,8 @@ export interface ChangeStats {
   exposureDays: number
   /** Intervals (days) known to contain an undated change. */
   censoredDays: number[]
+  /** The Last-Modified ages (days) that dated changes. */
+  datedAgesDays: number[]
   /** Days the history covers. */
   spanDays: number
 }
@@ -50,7 +53,8 @@ export interface ChangeRateEstimate {
   datedChanges: number
   /** Days the history covers. */
   spanDays: number
-  usedLastModified: boolean
+  /** How far Last-Modified ages informed the estimate (0: not at all, 1: fully). */
+  lastModifiedWeight: number
   /** The prior it was computed under (mean and sd of ln rate). */
   prior: { logRateMean: number, logRateSd: number }
 }
@@ -59,7 +63,7 @@ export const POSTERIOR_NODES = 16
 
 export function summarizeHistory (history: ChangeHistory, options: { useLastModified?: boolean } = {}): ChangeStats {
   const useLastModified = options.useLastModified ?? history.lastModified.state === 'trusted'
-  const stats: ChangeStats = { observations: 0, changes: 0, datedChanges: 0, exposureDays: 0, censoredDays: [], spanDays: 0 }
+  const stats: ChangeStats = { observations: 0, changes: 0, datedChanges: 0, exposureDays: 0, censoredDays: [], datedAgesDays: [], spanDays: 0 }
   for (const o of history.observations) {
     const t = o.intervalMs === null ? null : o.intervalMs / DAY_MS
     const a = useLastModified && o.lastModifiedAgeMs !== undefined && o.lastModifiedAgeMs >= 0 ? o.lastModifiedAgeMs / DAY_MS : null
@@ -68,6 +72,7 @@ export function summarizeHistory (history: ChangeHistory, options: { useLastModi
       if (a !== null) {
         stats.observations++
         stats.datedChanges++
+        stats.datedAgesDays.push(a)
         stats.exposureDays += a
         stats.spanDays += a
       }
@@ -83,6 +88,7 @@ export function summarizeHistory (history: ChangeHistory, options: { useLastModi
       // A Last-Modified older than the interval contradicts the digests: ignore it here.
       if (a !== null && a <= t) {
         stats.datedChanges++
+        stats.datedAgesDays.push(a)
         stats.exposureDays += a
       } else {
         stats.censoredDays.push(t)
@@ -97,18 +103,16 @@ export function logLikelihoodOnGrid (stats: ChangeStats, out = new Float64Array(
   const { rates, logRates } = RATE_GRID
   const k = stats.datedChanges
   const e = stats.exposureDays
-  const c = stats.censoredDays
-  for (let g = 0; g < rates.length; g++) {
-    const rate = rates[g]
-    let ll = k * logRates[g] - rate * e
-    for (let j = 0; j < c.length; j++) ll += log1mexp(rate * c[j])
-    out[g] = ll
-  }
+  for (let g = 0; g < rates.length; g++) out[g] = k * logRates[g] - rates[g] * e
+  for (const t of stats.censoredDays) addCensoredTerm(out, t)
   return out
 }
 
-/** Normalised posterior weights on the grid (in place over `logPost`). */
-export function normalizeLogPosterior (logPost: Float64Array): Float64Array {
+/**
+ * Normalised posterior weights on the grid (in place over `logPost`); returns
+ * ln Σ exp(logPost), the log evidence up to a constant shared by every call.
+ */
+export function normalizeLogPosterior (logPost: Float64Array): number {
   let max = -Infinity
   for (let g = 0; g < logPost.length; g++) if (logPost[g] > max) max = logPost[g]
   let sum = 0
@@ -118,15 +122,55 @@ export function normalizeLogPosterior (logPost: Float64Array): Float64Array {
     sum += p
   }
   for (let g = 0; g < logPost.length; g++) logPost[g] /= sum
-  return logPost
+  return max + Math.log(sum)
 }
 
-/** The posterior over the grid for a history and a prior. */
-export function posteriorOnGrid (stats: ChangeStats, prior: SitePrior): Float64Array {
+/** The posterior over the grid for a history's statistics and a prior, with its log evidence. */
+export function posteriorOnGrid (stats: ChangeStats, prior: SitePrior): { weights: Float64Array, logEvidence: number } {
   const ll = logLikelihoodOnGrid(stats)
   const lp = priorLogDensity(prior)
   for (let g = 0; g < ll.length; g++) ll[g] += lp[g]
-  return normalizeLogPosterior(ll)
+  const logEvidence = normalizeLogPosterior(ll)
+  return { weights: ll, logEvidence }
+}
+
+export interface EstimateOptions {
+  /** Use the Last-Modified ages, or not, regardless of trust. */
+  useLastModified?: boolean
+  /** The site's record, which decides how far an untested Last-Modified counts (site-last-modified.ts). */
+  site?: SiteLastModifiedTrust | null
+}
+
+/**
+ * The grid posterior for a history. When its Last-Modified is neither trusted
+ * nor refuted, Bayesian model averaging: the posterior with the dates (each a
+ * change λ·e^(−λa) days ago) and without them (the change censored, the age
+ * junk drawn from the site's lying ages) are averaged by their evidence times
+ * the site's prior odds of honesty. Dates that only a lying Last-Modified would
+ * show (minutes old on every fetch) then count for little; dates no junk looks
+ * like count fully.
+ */
+export function historyPosterior (history: ChangeHistory, prior: SitePrior, options: EstimateOptions = {}): { weights: Float64Array, stats: ChangeStats, lastModifiedWeight: number } {
+  const withDates = summarizeHistory(history, { useLastModified: true })
+  if (withDates.datedChanges === 0) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 0 }
+  const without = summarizeHistory(history, { useLastModified: false })
+  const use = options.useLastModified !== undefined ? { weight: options.useLastModified ? 1 : 0 } : lastModifiedUse(history, options.site ?? null)
+  if ('weight' in use && use.weight >= 1) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 1 }
+  if ('weight' in use && use.weight <= 0) return { weights: posteriorOnGrid(without, prior).weights, stats: without, lastModifiedWeight: 0 }
+  const a = posteriorOnGrid(withDates, prior)
+  const b = posteriorOnGrid(without, prior)
+  let weight: number
+  if ('weight' in use) {
+    weight = use.weight
+  } else {
+    let logJunk = 0
+    for (const age of withDates.datedAgesDays) logJunk += junkAgeLogDensity(use.weigh.junk, age)
+    const p = use.weigh.priorHonest
+    const logit = Math.log(p) - Math.log(1 - p) + a.logEvidence - (b.logEvidence + logJunk)
+    weight = 1 / (1 + Math.exp(-Math.min(Math.max(logit, -700), 700)))
+  }
+  for (let g = 0; g < a.weights.length; g++) a.weights[g] = weight * a.weights[g] + (1 - weight) * b.weights[g]
+  return { weights: a.weights, stats: weight >= 0.5 ? withDates : without, lastModifiedWeight: weight }
 }
 
 /** Compresses a grid posterior into equal-mass nodes (each at its bin's mean ln rate). */
@@ -179,10 +223,8 @@ function quantiles (weights: Float64Array, qs: readonly number[]): number[] {
  * The estimate for one resource: posterior median and 80% interval, and the
  * posterior nodes the planner takes expectations over.
  */
-export function estimateChangeRate (history: ChangeHistory, prior: SitePrior, options: { useLastModified?: boolean } = {}): ChangeRateEstimate {
-  const useLastModified = options.useLastModified ?? history.lastModified.state === 'trusted'
-  const stats = summarizeHistory(history, { useLastModified })
-  const weights = posteriorOnGrid(stats, prior)
+export function estimateChangeRate (history: ChangeHistory, prior: SitePrior, options: EstimateOptions = {}): ChangeRateEstimate {
+  const { weights, stats, lastModifiedWeight } = historyPosterior(history, prior, options)
   const [lowPerDay, ratePerDay, highPerDay] = quantiles(weights, [0.1, 0.5, 0.9])
   return {
     ratePerDay,
@@ -193,7 +235,7 @@ export function estimateChangeRate (history: ChangeHistory, prior: SitePrior, op
     changes: stats.changes,
     datedChanges: stats.datedChanges,
     spanDays: stats.spanDays,
-    usedLastModified: useLastModified && stats.datedChanges > 0,
+    lastModifiedWeight,
     prior: { logRateMean: prior.logRateMean, logRateSd: prior.logRateSd }
   }
 }
@@ -204,7 +246,11 @@ export function describeEstimate (e: ChangeRateEstimate): string {
   const evidence = e.observations === 0
     ? 'no history yet, so the site prior alone'
     : `${e.observations} observation${e.observations === 1 ? '' : 's'} over ${formatDays(e.spanDays)} with ${e.changes} change${e.changes === 1 ? '' : 's'} seen` +
-      (e.datedChanges > 0 ? ` (${e.datedChanges} dated by an honest Last-Modified)` : '')
+      (e.datedChanges > 0 && e.lastModifiedWeight > 0
+        ? e.lastModifiedWeight >= 1
+          ? ` (${e.datedChanges} dated by an honest Last-Modified)`
+          : ` (${e.datedChanges} dated by a Last-Modified not yet shown honest, weighed at ${e.lastModifiedWeight.toFixed(2)})`
+        : '')
   return `about one change every ${formatDays(1 / e.ratePerDay)} (80% between ${formatDays(1 / e.highPerDay)} and ${formatDays(1 / e.lowPerDay)}), from ${evidence}`
 }
 
@@ -219,7 +265,7 @@ export function knownRateEstimate (ratePerDay: number): ChangeRateEstimate {
     changes: 0,
     datedChanges: 0,
     spanDays: 0,
-    usedLastModified: false,
+    lastModifiedWeight: 0,
     prior: { logRateMean: Math.log(ratePerDay), logRateSd: 0 }
   }
 }

@@ -1,6 +1,7 @@
 import { type ChangeHistory } from './change-history.js'
-import { logLikelihoodOnGrid, summarizeHistory } from './change-rate.js'
+import { historyPosterior, logLikelihoodOnGrid, summarizeHistory } from './change-rate.js'
 import { RATE_GRID } from './rate-grid.js'
+import { lastModifiedUse, type SiteLastModifiedTrust } from './site-last-modified.js'
 import { type SitePrior } from './site-prior.js'
 
 export interface FitOptions {
@@ -11,8 +12,8 @@ export interface FitOptions {
   /** Bounds on the fitted sd: a prior narrower than 0.3 would overrule the data, wider than 4 says nothing. */
   minSd?: number
   maxSd?: number
-  /** Whether each history's Last-Modified ages count (default: only when it is trusted). */
-  useLastModified?: (history: ChangeHistory) => boolean
+  /** The site's Last-Modified record, which decides how far each history's dates count (as in estimateChangeRate). */
+  site?: SiteLastModifiedTrust | null
 }
 
 /**
@@ -33,44 +34,62 @@ export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePr
   const maxSd = options.maxSd ?? 4
   const { logRates } = RATE_GRID
   const G = logRates.length
-  const informative: Float64Array[] = []
+  // Each resource: its log-likelihood with and without Last-Modified dates, and the mixing weight.
+  const informative: Array<{ dated: Float64Array, undated: Float64Array | null, weight: number }> = []
   let observations = 0
   for (const h of histories) {
-    const stats = summarizeHistory(h, { useLastModified: options.useLastModified?.(h) })
-    if (stats.observations === 0) continue
-    observations += stats.observations
-    informative.push(logLikelihoodOnGrid(stats))
+    const withDates = summarizeHistory(h, { useLastModified: true })
+    const use = lastModifiedUse(h, options.site ?? null)
+    // Weighed dates are weighed once, under the starting prior.
+    const weight = withDates.datedChanges === 0 ? 1 : 'weight' in use ? use.weight : historyPosterior(h, start, { site: options.site }).lastModifiedWeight
+    const without = summarizeHistory(h, { useLastModified: false })
+    const main = weight >= 0.5 ? withDates : without
+    if (main.observations === 0) continue
+    observations += main.observations
+    if (withDates.datedChanges === 0 || weight >= 0.999) informative.push({ dated: logLikelihoodOnGrid(withDates), undated: null, weight: 1 })
+    else if (weight <= 0.001) informative.push({ dated: logLikelihoodOnGrid(without), undated: null, weight: 1 })
+    else informative.push({ dated: logLikelihoodOnGrid(withDates), undated: logLikelihoodOnGrid(without), weight })
   }
   if (informative.length === 0) return start
   let mean = start.logRateMean
   let sd = Math.min(Math.max(start.logRateSd, minSd), maxSd)
   const post = new Float64Array(G)
+  // First and second moments of ln rate under the posterior from `ll` and the current prior.
+  const moments = (ll: Float64Array, inv: number): [number, number] => {
+    let max = -Infinity
+    for (let g = 0; g < G; g++) {
+      const d = logRates[g] - mean
+      const v = ll[g] - d * d * inv
+      post[g] = v
+      if (v > max) max = v
+    }
+    let z = 0
+    let m1 = 0
+    let m2 = 0
+    for (let g = 0; g < G; g++) {
+      const diff = post[g] - max
+      if (diff < -40) continue
+      const p = Math.exp(diff)
+      z += p
+      m1 += p * logRates[g]
+      m2 += p * logRates[g] * logRates[g]
+    }
+    return [m1 / z, m2 / z]
+  }
   for (let iter = 0; iter < maxIterations; iter++) {
     const inv = 1 / (2 * sd * sd)
     let sumMean = 0
     let sumSq = 0
-    for (const ll of informative) {
-      let max = -Infinity
-      for (let g = 0; g < G; g++) {
-        const d = logRates[g] - mean
-        const v = ll[g] - d * d * inv
-        post[g] = v
-        if (v > max) max = v
+    for (const e of informative) {
+      const [a1, a2] = moments(e.dated, inv)
+      if (e.undated === null) {
+        sumMean += a1
+        sumSq += a2
+      } else {
+        const [b1, b2] = moments(e.undated, inv)
+        sumMean += e.weight * a1 + (1 - e.weight) * b1
+        sumSq += e.weight * a2 + (1 - e.weight) * b2
       }
-      let z = 0
-      let m1 = 0
-      let m2 = 0
-      for (let g = 0; g < G; g++) {
-        const diff = post[g] - max
-        if (diff < -40) continue
-        const p = Math.exp(diff)
-        z += p
-        m1 += p * logRates[g]
-        m2 += p * logRates[g] * logRates[g]
-      }
-      const m = m1 / z
-      sumMean += m
-      sumSq += m2 / z
     }
     const n = informative.length
     const nextMean = sumMean / n

@@ -1,5 +1,5 @@
 import type { ValidatorQuality } from '../../reports/report-types.js'
-import { AUDIT_SHARE, auditPriority } from './audit.js'
+import { AUDIT_SHARE, auditAfterMs, selectAudits } from './audit.js'
 import { type ChangeRateEstimate, type RatePosterior } from './change-rate.js'
 import { chooseFetchMode, type FetchMode, UNCONDITIONAL_ABOVE } from './fetch-mode.js'
 import { DAY_MS } from './rate-grid.js'
@@ -22,6 +22,8 @@ export interface PlanCandidate {
     quality: ValidatorQuality
     /** An audit caught these validators answering 304 to changed content. */
     broken: boolean
+    /** A conditional request has been answered 200 for changed content: the validators are seen to say "changed". */
+    confirmed?: boolean
   }
   /**
    * The last fetch whose content was checked by digest, when 304s have vouched
@@ -42,7 +44,10 @@ export interface PlanOptions {
   lastRequestAtMs?: Record<string, number>
   /** For candidates without an estimate: the posterior they stand on (the site prior's). */
   prior?: RatePosterior
+  /** Largest share of the plan turned into audits (default AUDIT_SHARE). */
   auditShare?: number
+  /** Audit only copies vouched for by 304s this long (default: from `prior`, see auditAfterMs). */
+  auditAfterMs?: number
   unconditionalAbove?: number
   /**
    * A resource unfetched for longer than this is put first, whatever its
@@ -217,23 +222,21 @@ function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions
   })
 
   const auditShare = options.auditShare ?? AUDIT_SHARE
-  const wanted = Math.round(auditShare * fetches.length)
-  let audits = 0
-  if (wanted > 0) {
-    const eligible = fetches
-      .map((f, i) => ({ f, candidate: chosen[i].candidate, priority: auditPriority(chosen[i].candidate.unverifiedSinceMs, now, chosen[i].candidate.weight ?? 1) }))
-      .filter(e => e.f.conditional && e.priority > 0)
-      .sort((a, b) => b.priority - a.priority || compareKeys(a.f.key, b.f.key))
-      .slice(0, wanted)
-    for (const { f, candidate } of eligible) {
-      const vouchedDays = (now - (candidate.unverifiedSinceMs ?? now)) / DAY_MS
-      f.audit = true
-      f.conditional = false
-      f.mode = 'refetch'
-      f.reason = f.reason.replace(/; revalidate: .*$/, `; audit: 304s have vouched for the copy for ${formatDays(vouchedDays)} since its content was last checked, so it is fetched unconditionally to test the validators`)
-      audits++
-    }
+  const revalidations = fetches.map((f, i) => ({ f, c: chosen[i].candidate })).filter(e => e.f.conditional)
+  const auditees = selectAudits(
+    revalidations.map(({ c }) => ({ key: c.key, weight: c.weight ?? 1, unverifiedSinceMs: c.unverifiedSinceMs, confirmed: c.validators.confirmed === true })),
+    now,
+    Math.round(auditShare * fetches.length),
+    options.auditAfterMs ?? auditAfterMs(options.prior))
+  for (const k of auditees) {
+    const { f, c } = revalidations[k]
+    const vouchedDays = (now - (c.unverifiedSinceMs ?? now)) / DAY_MS
+    f.audit = true
+    f.conditional = false
+    f.mode = 'refetch'
+    f.reason = f.reason.replace(/; revalidate: .*$/, `; audit: 304s have vouched for the copy for ${formatDays(vouchedDays)} since its content was last checked by digest, so it is fetched unconditionally to test the validators`)
   }
+  const audits = auditees.length
 
   const summary: OriginPlan = {
     origin,

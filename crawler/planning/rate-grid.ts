@@ -53,3 +53,40 @@ export function periodicFreshness (r: number): number {
   if (r < 1e-9) return 1 - r / 2
   return -Math.expm1(-r) / r
 }
+
+/*
+ * ln(1 − e^(−z)) tabulated against u = ln z, for the estimator's inner loop: a
+ * censored observation of t days adds ln(1 − e^(−λt)) at every grid rate, and
+ * since the grid is even in ln λ, u = ln λ + ln t walks the table with a fixed
+ * stride. Linear interpolation at a 0.01 step is within 2e-5 of the exact value.
+ */
+const TABLE_MIN = -25
+const TABLE_MAX = 4
+const TABLE_STEP = 0.01
+const LOG1MEXP_TABLE = (() => {
+  const n = Math.round((TABLE_MAX - TABLE_MIN) / TABLE_STEP) + 1
+  const t = new Float64Array(n)
+  for (let i = 0; i < n; i++) t[i] = log1mexp(Math.exp(TABLE_MIN + i * TABLE_STEP))
+  return t
+})()
+
+/**
+ * Adds ln(1 − e^(−λ_g·t)) to `out[g]` for every grid rate λ_g (t in days).
+ * Below the table ln(1 − e^(−z)) = ln z to within z/2; above it the term is under 1e-23.
+ */
+export function addCensoredTerm (out: Float64Array, t: number): void {
+  const { logRates } = RATE_GRID
+  const lt = Math.log(t)
+  for (let g = 0; g < logRates.length; g++) {
+    const u = logRates[g] + lt
+    if (u >= TABLE_MAX) break
+    if (u < TABLE_MIN) {
+      out[g] += u
+      continue
+    }
+    const pos = (u - TABLE_MIN) / TABLE_STEP
+    const i = Math.floor(pos)
+    const f = pos - i
+    out[g] += LOG1MEXP_TABLE[i] + f * (LOG1MEXP_TABLE[i + 1] - LOG1MEXP_TABLE[i])
+  }
+}

@@ -45,7 +45,15 @@ export function recordFetch (history: ChangeHistory, stored: StoredCopy | null, 
   }
   if (outcome.status === 304) {
     const observation = makeObservation(outcome.atMs, Math.max(outcome.atMs - stored.fetchedAtMs, 0), false, 'not-modified', undefined)
-    return { history: appendObservation(history, observation), observation }
+    // A 304 says the bytes did not change; a Last-Modified it carries must not have either.
+    const lastModified = judgeLastModified(history.lastModified, {
+      contentChanged: false,
+      storedLastModifiedMs: stored.lastModifiedMs,
+      responseLastModifiedMs: outcome.lastModifiedMs,
+      dateMs: outcome.atMs,
+      verifiedAtMs: stored.verifiedAtMs
+    })
+    return { history: appendObservation({ ...history, lastModified }, observation), observation }
   }
   let base = history
   let since = stored.fetchedAtMs
