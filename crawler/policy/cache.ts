@@ -52,7 +52,8 @@ export function judgeStorability (url: string, status: number, requestHeaders: H
   if (/(^|[\s,])no-store($|[\s,=])/i.test(reqCc)) {
     return { storable: false, noStore: true, reason: 'the request said Cache-Control: no-store (RFC 9111 section 5.2.1.5)', header: `Cache-Control: ${reqCc}` }
   }
-  const policy = policyAt(url, status, requestHeaders, responseHeaders, 0, 0)
+  // storability does not depend on the clock: a plain policy will do
+  const policy = new CachePolicy({ url, method: 'GET', headers: { ...requestHeaders } }, { status, headers: { ...responseHeaders } }, OPTIONS)
   if (policy.storable()) return { storable: true, noStore: false, reason: 'storable (RFC 9111 section 3)', header: null }
   return { storable: false, noStore: false, reason: `a ${status} response is not storable (RFC 9111 section 3)`, header: null }
 }

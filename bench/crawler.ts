@@ -1,0 +1,189 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { Agent } from 'undici'
+import { errors } from '../common/errors.js'
+import { fromRoot } from '../common/paths.js'
+import { formatBytes } from '../common/units.js'
+import { crawl } from '../crawler/index.js'
+
+/**
+ * `webkrab bench crawler`: the reference crawler fetching N fixture URLs beside a
+ * bare undici loop over the same URLs with the same concurrency, in the same run
+ * (BENCHMARKS.md). The crawler pays for everything it does per page (decisions,
+ * decoding, two digests, a SQLite transaction with the body in chunks, the
+ * report's events); the bare loop only reads bodies. Rounds alternate the two so
+ * that neither always runs warm; the best round of each counts. The fixture site
+ * runs in its own process (`webkrab serve`), as a real site would: its work is
+ * not charged to either client.
+ */
+export interface CrawlerBenchOptions {
+  /** Distinct URLs fetched per round (default 500). */
+  pages?: number
+  /** Body size of each page in bytes (default 20,000, the seed's typical page). */
+  pageBytes?: number
+  /** Requests at once, for both sides (default 8). */
+  concurrency?: number
+  /** Measured rounds per side (default 3). */
+  rounds?: number
+  /** What the crawler keeps of each page (default body, as `webkrab crawl` does). */
+  retain?: 'body' | 'headers' | 'none'
+}
+
+export interface CrawlerSideFigures {
+  pagesPerSecond: number
+  elapsedMs: number
+  /** The highest RSS sampled while this side ran (the process holds the fixture site too). */
+  peakRssBytes: number
+  requests: number
+  failures: number
+}
+
+export interface CrawlerBenchResult {
+  bench: 'crawler'
+  pages: number
+  pageBytes: number
+  concurrency: number
+  rounds: number
+  retain: 'body' | 'headers' | 'none'
+  crawler: CrawlerSideFigures
+  bareUndici: CrawlerSideFigures
+  /** crawler / bare pages per second. */
+  ratio: number
+  target: number
+  pass: boolean
+}
+
+export const CRAWLER_BENCH_TARGET = 0.7
+
+function positive (name: string, value: number | undefined, fallback: number, max: number): number {
+  const v = value ?? fallback
+  if (!Number.isSafeInteger(v) || v < 1 || v > max) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be a whole number from 1 to ${max}, not ${String(value)}`)
+  return v
+}
+
+/** Starts `webkrab serve` in a child process; resolves with its main origin's URL once it listens. */
+async function serveFixtureSite (journalSize: number): Promise<{ url: string, close: () => Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--port', '0', '--journal-size', String(journalSize)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const close = async (): Promise<void> => {
+    if (child.exitCode !== null) return
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+    lines.on('line', line => {
+      const m = /^origin \S+ (\S+)$/.exec(line)
+      if (m !== null) { lines.close(); resolve(m[1]) }
+    })
+    child.once('exit', code => { reject(errors.WEBKRAB_ERR_INTERNAL(`webkrab serve exited with ${String(code)} before listening`)) })
+  })
+  return { url, close }
+}
+
+/** Samples RSS while `work` runs; returns its result, elapsed time and peak RSS. */
+async function measured<T> (work: () => Promise<T>): Promise<{ value: T, elapsedMs: number, peakRssBytes: number }> {
+  let peak = process.memoryUsage().rss
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 10)
+  const started = performance.now()
+  try {
+    const value = await work()
+    return { value, elapsedMs: performance.now() - started, peakRssBytes: Math.max(peak, process.memoryUsage().rss) }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+/** The baseline: `concurrency` workers reading every URL's body through one undici Agent, nothing else. */
+async function bareLoop (urls: string[], concurrency: number): Promise<{ requests: number, failures: number }> {
+  const agent = new Agent({ connections: concurrency, pipelining: 1 })
+  let next = 0
+  let failures = 0
+  try {
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < urls.length) {
+        const url = new URL(urls[next++])
+        try {
+          const res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br' } })
+          for await (const chunk of res.body) void chunk
+          if (res.statusCode !== 200) failures++
+        } catch {
+          failures++
+        }
+      }
+    }))
+  } finally {
+    await agent.close()
+  }
+  return { requests: urls.length, failures }
+}
+
+function figures (pages: number, m: { elapsedMs: number, peakRssBytes: number }, requests: number, failures: number): CrawlerSideFigures {
+  return { pagesPerSecond: pages / (m.elapsedMs / 1000), elapsedMs: Math.round(m.elapsedMs), peakRssBytes: m.peakRssBytes, requests, failures }
+}
+
+export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<CrawlerBenchResult> {
+  const pages = positive('--pages', opts.pages, 500, 1_000_000)
+  const pageBytes = positive('--page-bytes', opts.pageBytes, 20_000, 100_000_000)
+  const concurrency = positive('--concurrency', opts.concurrency, 8, 1024)
+  const rounds = positive('--rounds', opts.rounds, 3, 100)
+  const retain = opts.retain ?? 'body'
+  if (!['body', 'headers', 'none'].includes(retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain must be body, headers or none, not ${String(retain)}`)
+  const site = await serveFixtureSite(Math.max(1000, pages * 2))
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-bench-crawler-'))
+  const urls = Array.from({ length: pages }, (_, i) => `${site.url}/bytes/${pageBytes}?page=${i}`)
+  let best: { crawler: CrawlerSideFigures, bare: CrawlerSideFigures } | null = null
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const bare = await measured(async () => await bareLoop(urls, concurrency))
+      const store = join(dir, `round-${round}.sqlite`)
+      // a fresh store each round: every page is a first, full download on both sides
+      const ours = await measured(async () => await crawl({ urls, store, concurrency, perOriginConcurrency: concurrency, retain }))
+      const report = ours.value
+      const failed = report.resources.filter(r => r.outcome !== 'new').length
+      const c = figures(pages, ours, report.requests.total, failed)
+      const b = figures(pages, bare, bare.value.requests, bare.value.failures)
+      best = best === null
+        ? { crawler: c, bare: b }
+        : {
+            crawler: c.pagesPerSecond > best.crawler.pagesPerSecond ? c : best.crawler,
+            bare: b.pagesPerSecond > best.bare.pagesPerSecond ? b : best.bare
+          }
+    }
+  } finally {
+    await site.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  if (best === null) throw errors.WEBKRAB_ERR_INTERNAL('no round ran')
+  const ratio = best.crawler.pagesPerSecond / best.bare.pagesPerSecond
+  return {
+    bench: 'crawler',
+    pages,
+    pageBytes,
+    concurrency,
+    rounds,
+    retain,
+    crawler: best.crawler,
+    bareUndici: best.bare,
+    ratio,
+    target: CRAWLER_BENCH_TARGET,
+    pass: ratio >= CRAWLER_BENCH_TARGET && best.crawler.failures === 0
+  }
+}
+
+/** The short table `webkrab bench crawler` prints. */
+export function formatCrawlerBench (r: CrawlerBenchResult): string {
+  const row = (name: string, f: CrawlerSideFigures): string =>
+    `  ${name.padEnd(20)} ${f.pagesPerSecond.toFixed(0).padStart(10)} ${String(f.elapsedMs).padStart(10)} ${formatBytes(f.peakRssBytes).padStart(10)} ${String(f.failures).padStart(8)}`
+  return [
+    `crawler: ${r.pages} pages of ${formatBytes(r.pageBytes)}, concurrency ${r.concurrency}, --retain ${r.retain}, best of ${r.rounds} rounds`,
+    `  ${''.padEnd(20)} ${'pages/s'.padStart(10)} ${'ms'.padStart(10)} ${'peak RSS'.padStart(10)} ${'failures'.padStart(8)}`,
+    row('reference crawler', r.crawler),
+    row('bare undici loop', r.bareUndici),
+    `  ratio ${r.ratio.toFixed(2)} (target >= ${r.target}): ${r.pass ? 'pass' : 'below target'}`,
+    ''
+  ].join('\n')
+}
