@@ -69,9 +69,11 @@ export class ReportBuilder {
     }
   }
 
-  private seedIndex (url: string): number {
-    const i = this.seeds.indexOf(url)
-    return i === -1 ? this.seeds.length : i
+
+  private inSeedOrder (): ResourceReport[] {
+    const order = new Map(this.seeds.map((s, i) => [s, i]))
+    const at = (url: string): number => order.get(url) ?? this.seeds.length
+    return [...this.resources].sort((a, b) => at(a.url) - at(b.url))
   }
 
   build (): FetchReport {
@@ -144,7 +146,7 @@ export class ReportBuilder {
         unconditionalEstimate: received + this.savedBytes
       },
       origins,
-      resources: [...this.resources].sort((a, b) => this.seedIndex(a.url) - this.seedIndex(b.url)),
+      resources: this.inSeedOrder(),
       incomplete: [...this.incomplete],
       deferred: [...this.deferred.values()],
       exchanges
