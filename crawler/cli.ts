@@ -4,6 +4,7 @@ import { parseDuration, parseSize } from '../common/units.js'
 import type { FetchReport } from '../reports/report-types.js'
 import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
 import type { Retain } from './stored-record.js'
+import type { CrawlEvent } from './crawl-events.js'
 import type { ChangeMode } from './policy/change.js'
 
 interface CrawlFlags {
@@ -28,6 +29,7 @@ interface CrawlFlags {
   responseTimeout?: string
   scope?: string[]
   json?: boolean
+  quiet?: boolean
 }
 
 function collect (value: string, previous: string[]): string[] {
@@ -126,21 +128,35 @@ export function registerCrawl (program: Command): void {
     .option('--response-timeout <duration>', 'give up on a response (headers, a stalled body, or the whole) after this long')
     .option('--scope <origin...>', 'origins the crawl may request (default: the seeds\' origins)')
     .option('--json', 'print the fetch report as JSON instead of the summary')
+    .option('--quiet', 'no progress line on stderr')
     .action(async (urls: string[], flags: CrawlFlags) => {
       const options = crawlOptionsFromFlags(urls, flags)
       // bad input is refused before the store is opened or anything is sent
       resolveCrawlOptions(options)
       const { crawl } = await import('./crawl.js')
+      const { createProgress } = await import('../common/progress.js')
+      const progress = createProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })
+      const state = { done: 0, deferred: 0, bytes: 0 }
+      const onEvent = (event: CrawlEvent): void => {
+        if (event.type === 'exchange') state.bytes += event.exchange.bytes.headers + event.exchange.bytes.body
+        if (event.type === 'resource') {
+          state.done++
+          if (event.resource.outcome === 'deferred') state.deferred++
+        }
+        if (event.type === 'exchange' || event.type === 'resource') progress.update(state)
+      }
       const controller = new AbortController()
       const interrupt = (): void => { controller.abort() }
       process.once('SIGINT', interrupt)
       process.once('SIGTERM', interrupt)
       try {
-        const report = await crawl({ ...options, signal: controller.signal })
+        const report = await crawl({ ...options, signal: controller.signal, onEvent })
+        progress.stop()
         process.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : await summary(report))
         // 0 when the run completed or a budget ended it (the operator's choice); 1 when it was interrupted
         process.exitCode = report.run.stoppedBy === 'interrupted' ? 1 : 0
       } finally {
+        progress.stop()
         process.off('SIGINT', interrupt)
         process.off('SIGTERM', interrupt)
       }
