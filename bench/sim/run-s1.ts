@@ -25,11 +25,6 @@ export interface PolicyFigures {
   seconds: number
 }
 
-export interface S1Result {
-  analytic: AnalyticFigures
-  policies: PolicyFigures[]
-}
-
 /** Runs one policy over a fresh copy of the site (same pages, same seed). */
 export function runPolicy (name: PolicyName, params: S1Params): PolicyFigures {
   const started = performance.now()
@@ -78,8 +73,8 @@ export function runPolicy (name: PolicyName, params: S1Params): PolicyFigures {
   }
 }
 
-export function runS1 (params: S1Params, policies: readonly PolicyName[]): S1Result {
+/** The analytic uniform and optimal freshness for the site these parameters build. */
+export function analyticFor (params: S1Params): AnalyticFigures {
   const pages = buildSite(params)
-  const analytic = analyticFigures(Float64Array.from(pages, p => p.rate), Float64Array.from(pages, p => params.weighted ? p.weight : 1), params.perDay)
-  return { analytic, policies: policies.map(p => runPolicy(p, params)) }
+  return analyticFigures(Float64Array.from(pages, p => p.rate), Float64Array.from(pages, p => params.weighted ? p.weight : 1), params.perDay)
 }

@@ -1,3 +1,4 @@
+import { AUDIT_SHARE } from '../../crawler/planning/audit.js'
 import { errors } from '../../common/errors.js'
 import { type PolicyName } from './run-s1.js'
 
@@ -54,7 +55,7 @@ export const schedulerBenchOptions: readonly BenchFlag[] = [
   { flags: '--variant <name>', name: 'variant', default: 'uniform', help: 'uniform (S1), weighted (importance known to the crawler) or noisy (churn, missing and broken validators)' },
   { flags: '--policies <list>', name: 'policies', default: 'uniform,oracle,learned', help: 'policies to run: uniform round-robin, oracle (true rates), learned (estimated rates)' },
   { flags: '--last-modified <mode>', name: 'lastModified', default: 'honest', help: 'honest (validators send Last-Modified beside the ETag) or none' },
-  { flags: '--audit-share <share>', name: 'auditShare', default: '0.08', help: 'share of each plan spent on audits (unconditional fetches of resources vouched for by 304s)' },
+  { flags: '--audit-share <share>', name: 'auditShare', default: String(AUDIT_SHARE), help: 'share of each plan spent on audits (unconditional fetches of resources vouched for by 304s)' },
   { flags: '--plan-every <days>', name: 'planEvery', default: '1', help: 'days each plan covers (one crawler run)' },
   { flags: '--json', name: 'json', default: false, help: 'print one JSON object with every figure' },
   { flags: '--out <dir>', name: 'out', default: undefined, help: 'also write bench-scheduler-VARIANT.json (and .html) to this directory, e.g. reports/out' }
@@ -134,7 +135,7 @@ export function parseSchedulerOptions (raw: Record<string, unknown> = {}): Sched
     variant,
     policies: policyList as PolicyName[],
     lastModified,
-    auditShare: num(raw, 'auditShare', 'audit-share', 0.08, share),
+    auditShare: num(raw, 'auditShare', 'audit-share', AUDIT_SHARE, share),
     planEveryDays: num(raw, 'planEvery', 'plan-every', 1, n => n > 0 && n <= days ? null : 'must be above 0 and at most --days'),
     json: raw.json === true,
     out

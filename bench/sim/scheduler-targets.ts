@@ -1,5 +1,5 @@
 import { type SchedulerBenchOptions } from './scheduler-options.js'
-import { type S1Result } from './run-s1.js'
+import { type PolicyFigures } from './run-s1.js'
 
 /** BENCHMARKS.md's reference figures (S1, analytic): freshness by B/N. */
 export const REFERENCE_TABLE: ReadonlyArray<{ ratio: number, uniform: number, proportional: number, optimal: number }> = [
@@ -25,7 +25,7 @@ export interface TargetCheck {
 
 export interface RunForTargets {
   ratio: number
-  result: S1Result
+  policies: readonly PolicyFigures[]
 }
 
 /** The spec's own parameters: targets and references only apply to those. */
@@ -33,8 +33,8 @@ export function isSpecSite (o: SchedulerBenchOptions): boolean {
   return o.pages === 10000 && Math.abs(o.rateMedian - 0.05) < 1e-12 && o.rateSigma === 2 && o.windows.some(([a, b]) => a === 60 && b === 180)
 }
 
-function figure (result: S1Result, policy: string, from: number): { freshness: number, weightedFreshness: number, bytesPerDay: number, unconditionalBytesPerDay: number } | null {
-  const p = result.policies.find(x => x.policy === policy)
+function figure (policies: readonly PolicyFigures[], policy: string, from: number): { freshness: number, weightedFreshness: number, bytesPerDay: number, unconditionalBytesPerDay: number } | null {
+  const p = policies.find(x => x.policy === policy)
   return p?.windows.find(w => w.from === from) ?? null
 }
 
@@ -47,10 +47,10 @@ function figure (result: S1Result, policy: string, from: number): { freshness: n
 export function checkTargets (o: SchedulerBenchOptions, runs: readonly RunForTargets[]): TargetCheck[] {
   if (!isSpecSite(o)) return []
   const out: TargetCheck[] = []
-  for (const { ratio, result } of runs) {
-    const uniform = figure(result, 'uniform', 60)
-    const oracle = figure(result, 'oracle', 60)
-    const learned = figure(result, 'learned', 60)
+  for (const { ratio, policies } of runs) {
+    const uniform = figure(policies, 'uniform', 60)
+    const oracle = figure(policies, 'oracle', 60)
+    const learned = figure(policies, 'learned', 60)
     const key = o.variant === 'weighted' ? 'weightedFreshness' : 'freshness'
     if (learned !== null && uniform !== null) {
       out.push({ id: `never-below-uniform@${ratio}`, description: `learned ${key === 'freshness' ? 'freshness' : 'weighted freshness'} at B/N ${ratio} is not below uniform round-robin (${uniform[key].toFixed(4)})`, value: learned[key], target: uniform[key], kind: 'at-least', met: learned[key] >= uniform[key] })

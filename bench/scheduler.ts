@@ -1,0 +1,142 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { errors } from '../common/errors.js'
+import { type AnalyticFigures } from './sim/analytic.js'
+import { type PolicyFigures, runPolicy, type S1Params, analyticFor } from './sim/run-s1.js'
+import { parseSchedulerOptions, type SchedulerBenchOptions, schedulerBenchOptions, type SchedulerVariant } from './sim/scheduler-options.js'
+import { checkTargets, REFERENCE_TABLE, type TargetCheck } from './sim/scheduler-targets.js'
+import { formatSchedulerTable } from './sim/scheduler-table.js'
+import { renderSchedulerPage } from './sim/scheduler-page.js'
+
+export { schedulerBenchOptions, parseSchedulerOptions, formatSchedulerTable }
+export type { SchedulerBenchOptions, SchedulerVariant, TargetCheck }
+
+/** One budget of a scheduler benchmark run. */
+export interface SchedulerRun {
+  /** Requests per page per day (B/N). */
+  ratio: number
+  requestsPerDay: number
+  /** Uniform and optimal freshness for these pages by the rules alone (analytic). */
+  analytic: AnalyticFigures
+  policies: PolicyFigures[]
+}
+
+export interface SchedulerBenchResult {
+  bench: 'scheduler'
+  spec: 'S1'
+  variant: SchedulerVariant
+  parameters: Omit<SchedulerBenchOptions, 'json' | 'out' | 'ratios' | 'budget'> & { logRateMean: number, headerBytes: number, medianBodyBytes: number, bodySigma: number }
+  runs: SchedulerRun[]
+  /** Issue 7's targets and the reference checks this run measured (empty off the spec's parameters). */
+  targets: TargetCheck[]
+  /** BENCHMARKS.md's reference figures, for comparison. */
+  reference: typeof REFERENCE_TABLE
+  seconds: number
+  /** Files written with --out. */
+  files: string[]
+}
+
+export interface SchedulerRunHooks {
+  /** Called with a line after each policy finishes (e.g. progress on stderr). */
+  onProgress?: (line: string) => void
+}
+
+const HEADER_BYTES = 300
+const MEDIAN_BODY = 20_000
+const BODY_SIGMA = 0.8
+
+function siteParams (o: SchedulerBenchOptions, perDay: number): S1Params {
+  const noisy = o.variant === 'noisy'
+  return {
+    pages: o.pages,
+    logRateMean: Math.log(o.rateMedian),
+    logRateSd: o.rateSigma,
+    logBodyMean: Math.log(MEDIAN_BODY),
+    logBodySd: BODY_SIGMA,
+    headerBytes: HEADER_BYTES,
+    initialSpreadDays: 10,
+    weightSd: o.variant === 'weighted' ? 1.5 : 0,
+    churnShare: noisy ? 0.25 : 0,
+    churnPerDay: 48,
+    noValidatorShare: noisy ? 0.3 : 0,
+    brokenShare: noisy ? 0.05 : 0,
+    lastModified: o.lastModified === 'honest',
+    seed: o.seed,
+    perDay,
+    days: o.days,
+    windows: o.windows,
+    weighted: o.variant === 'weighted',
+    planEveryDays: o.planEveryDays,
+    auditShare: o.auditShare,
+    refitEveryDays: 30,
+    maxIntervalDays: null
+  }
+}
+
+/**
+ * `webkrab bench scheduler`: the S1 simulation of BENCHMARKS.md, run on the
+ * crawler's own estimator and planner (crawler/planning/), for uniform
+ * round-robin, the oracle (true rates) and the learned planner, at each budget.
+ * `raw` holds the flags' values (strings from the command line are parsed and
+ * checked; bad ones throw WEBKRAB_ERR_BAD_FLAG).
+ */
+export async function runSchedulerBench (raw: Record<string, unknown> = {}, hooks: SchedulerRunHooks = {}): Promise<SchedulerBenchResult> {
+  const o = parseSchedulerOptions(raw)
+  const started = performance.now()
+  const budgets = o.budget !== null ? [{ ratio: o.budget / o.pages, perDay: o.budget }] : o.ratios.map(ratio => ({ ratio, perDay: ratio * o.pages }))
+  const runs: SchedulerRun[] = []
+  for (const { ratio, perDay } of budgets) {
+    const params = siteParams(o, perDay)
+    const policies: PolicyFigures[] = []
+    for (const name of o.policies) {
+      // Yield between policies so a caller's timers and signals get a turn.
+      await new Promise(resolve => setImmediate(resolve))
+      const figures = runPolicy(name, params)
+      policies.push(figures)
+      const main = figures.windows[0]
+      hooks.onProgress?.(`scheduler: B/N ${ratio} ${name}: freshness ${main.freshness.toFixed(4)} (${figures.seconds.toFixed(1)} s)`)
+    }
+    runs.push({ ratio, requestsPerDay: perDay, analytic: analyticFor(params), policies })
+  }
+  const result: SchedulerBenchResult = {
+    bench: 'scheduler',
+    spec: 'S1',
+    variant: o.variant,
+    parameters: {
+      pages: o.pages,
+      rateMedian: o.rateMedian,
+      logRateMean: Math.log(o.rateMedian),
+      rateSigma: o.rateSigma,
+      days: o.days,
+      windows: o.windows,
+      seed: o.seed,
+      variant: o.variant,
+      policies: o.policies,
+      lastModified: o.lastModified,
+      auditShare: o.auditShare,
+      planEveryDays: o.planEveryDays,
+      headerBytes: HEADER_BYTES,
+      medianBodyBytes: MEDIAN_BODY,
+      bodySigma: BODY_SIGMA
+    },
+    runs,
+    targets: checkTargets(o, runs.map(r => ({ ratio: r.ratio, policies: r.policies }))),
+    reference: REFERENCE_TABLE,
+    seconds: (performance.now() - started) / 1000,
+    files: []
+  }
+  if (o.out !== null) result.files = await writeResults(o.out, result)
+  return result
+}
+
+async function writeResults (dir: string, result: SchedulerBenchResult): Promise<string[]> {
+  const base = join(dir, `bench-scheduler-${result.variant}`)
+  try {
+    await mkdir(dir, { recursive: true })
+    await writeFile(`${base}.json`, JSON.stringify(result, null, 2) + '\n')
+    await writeFile(`${base}.html`, renderSchedulerPage(result))
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${JSON.stringify(dir)}: cannot write the results there (${(err as Error).message})`, { cause: err })
+  }
+  return [`${base}.json`, `${base}.html`]
+}
