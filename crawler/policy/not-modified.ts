@@ -1,5 +1,6 @@
 import { parseHttpDate } from '../../common/http-date.js'
 import { parseVary, formatVary } from './vary.js'
+import { judgeLastModified } from './validator-quality.js'
 
 /**
  * A 304 is a full response for metadata (RFC 9111 section 4.3.4): when it
@@ -17,30 +18,32 @@ export interface StoredValidators {
   etag: string | null
   lastModified: string | null
   vary: string | null
+  /** The stored response's Date header, as sent: it tells whether its Last-Modified is strong. */
+  date: string | null
 }
 
 export type NotModifiedVerdict =
   | { matches: true, reason: string, etagReplaced: boolean }
   | { matches: false, reason: string }
 
+function opaque (etag: string): string {
+  return etag.startsWith('W/') ? etag.slice(2) : etag
+}
+
 /**
- * Whether a 304 confirms the stored response.
+ * Whether a 304 selects the stored response for update (RFC 9111 section 4.3.4).
  *
- * The crawler holds one stored response per URL and variant and names it by the
- * one validator it sends, so a 304 answers for that response: the server found
- * the validator current (RFC 9110 section 13.1.2). A 304 that carries a
- * different ETag is taken as the server's new name for the same content and
- * replaces the stored ETag. This deviates a little from RFC 9111 section 4.3.4,
- * which selects stored responses by the 304's own strong validator; a cache
- * holding several responses needs that, a crawler holding one does not, and
- * servers that rotate their ETag on 304 would otherwise never be revalidated.
- *
- * It does not match when:
- * - no validator was sent (a 304 to an unconditional request confirms nothing);
- * - If-Modified-Since was sent and the 304's Last-Modified is later than it (the
- *   server says the content changed after the stored copy);
- * - the 304 varies on other request headers than the stored response (it is about
- *   another variant, RFC 9111 section 4.1).
+ * - It must answer a request that carried a validator, for the same variant
+ *   (RFC 9111 section 4.1), and not name a Last-Modified later than the one sent.
+ * - Its strong validators identify what it is about: a strong ETag, and a
+ *   Last-Modified at least a second before the stored response's Date (strong by
+ *   RFC 9110 section 8.8.2.2). The stored response is selected when one of them
+ *   equals the stored one; when it has strong validators and none does, it is
+ *   about something else and updates nothing. So a 304 that rotates its ETag but
+ *   repeats the stored Last-Modified is selected, and its new ETag replaces the
+ *   stored one; a 304 whose only validator is a foreign ETag is not.
+ * - Without strong validators, its weak ones must correspond (weak comparison).
+ * - With no validator at all it is selected only if the stored response had none.
  */
 export function judgeNotModified (sent: SentConditional, stored: StoredValidators, response: Readonly<Record<string, string>>, nowMs: number): NotModifiedVerdict {
   if (sent.ifNoneMatch === null && sent.ifModifiedSince === null) {
@@ -50,18 +53,46 @@ export function judgeNotModified (sent: SentConditional, stored: StoredValidator
   if (vary !== undefined && formatVary(parseVary(vary)) !== formatVary(parseVary(stored.vary))) {
     return { matches: false, reason: `the 304 says Vary: ${vary}, the stored response ${stored.vary === null ? 'had no Vary' : `Vary: ${stored.vary}`}: it is about another variant (RFC 9111 section 4.1)` }
   }
-  if (sent.ifNoneMatch === null && sent.ifModifiedSince !== null && response['last-modified'] !== undefined) {
+  const newLm = response['last-modified']
+  if (sent.ifNoneMatch === null && sent.ifModifiedSince !== null && newLm !== undefined) {
     const sentMs = parseHttpDate(sent.ifModifiedSince, nowMs)
-    const newMs = parseHttpDate(response['last-modified'], nowMs)
+    const newMs = parseHttpDate(newLm, nowMs)
     if (sentMs !== null && newMs !== null && newMs > sentMs) {
-      return { matches: false, reason: `the 304 says Last-Modified: ${response['last-modified']}, later than the stored ${sent.ifModifiedSince}: the content changed after the stored copy (RFC 9111 section 4.3.4)` }
+      return { matches: false, reason: `the 304 says Last-Modified: ${newLm}, later than the stored ${sent.ifModifiedSince}: the content changed after the stored copy (RFC 9111 section 4.3.4)` }
     }
   }
   const newEtag = response.etag
-  if (newEtag !== undefined && stored.etag !== null && newEtag !== stored.etag) {
-    return { matches: true, reason: `304 Not Modified with a new ETag ${newEtag} (was ${stored.etag}): the stored ETag is replaced`, etagReplaced: true }
+  const used = sent.ifNoneMatch !== null ? 'If-None-Match' : 'If-Modified-Since'
+  const lmStrong = stored.lastModified !== null && judgeLastModified(stored.lastModified, stored.date, nowMs).usable
+  const strongEtag = newEtag !== undefined && !newEtag.startsWith('W/') ? newEtag : null
+  const strongLm = newLm !== undefined && lmStrong ? newLm : null
+  const etagReplaced = newEtag !== undefined && stored.etag !== null && newEtag !== stored.etag
+  if (strongEtag !== null || strongLm !== null) {
+    if (strongEtag !== null && strongEtag === stored.etag) {
+      return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched)`, etagReplaced: false }
+    }
+    if (strongLm !== null && strongLm === stored.lastModified) {
+      return etagReplaced
+        ? { matches: true, reason: `304 Not Modified with a new ETag ${newEtag ?? ''} (was ${stored.etag ?? ''}) and the stored Last-Modified: the stored ETag is replaced (RFC 9111 section 4.3.4)`, etagReplaced }
+        : { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched)`, etagReplaced }
+    }
+    const named = [strongEtag !== null ? `ETag ${strongEtag}` : null, strongLm !== null ? `Last-Modified ${strongLm}` : null].filter(x => x !== null).join(' and ')
+    const held = [stored.etag !== null ? `ETag ${stored.etag}` : null, stored.lastModified !== null ? `Last-Modified ${stored.lastModified}` : null].filter(x => x !== null).join(' and ')
+    return { matches: false, reason: `the 304 names ${named}, the stored response has ${held === '' ? 'no validator' : held}: it selects no stored response (RFC 9111 section 4.3.4)` }
   }
-  return { matches: true, reason: `304 Not Modified: the stored content is current (${sent.ifNoneMatch !== null ? 'If-None-Match' : 'If-Modified-Since'} matched)`, etagReplaced: false }
+  if (newEtag !== undefined || newLm !== undefined) {
+    if (newEtag !== undefined && stored.etag !== null && opaque(newEtag) === opaque(stored.etag)) {
+      return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched, weak comparison)`, etagReplaced: false }
+    }
+    if (newEtag === undefined && newLm !== undefined && newLm === stored.lastModified) {
+      return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched its Last-Modified)`, etagReplaced: false }
+    }
+    return { matches: false, reason: `the 304's weak validator ${newEtag ?? newLm ?? ''} does not correspond to the stored response (RFC 9111 section 4.3.4)` }
+  }
+  if (stored.etag === null && stored.lastModified === null) {
+    return { matches: true, reason: '304 Not Modified: neither it nor the stored response has a validator (RFC 9111 section 4.3.4)', etagReplaced: false }
+  }
+  return { matches: false, reason: 'the 304 carries no validator while the stored response has one, so it identifies no stored response (RFC 9111 section 4.3.4)' }
 }
 
 /**
