@@ -32,6 +32,21 @@ export function headersAsFlags (headers: Record<string, string>): string[] {
   return Object.entries(headers).flatMap(([k, v]) => ['--header', `${k}: ${v}`])
 }
 
+/**
+ * The same values for shell scripts that cannot read JSON: the request context
+ * as `Name: value` lines (what `curl -H @file` reads), and each option as
+ * WEBKRAB_OPT_<FLAG> (`WEBKRAB_OPT_MAX_DURATION=3s`, lists space-separated).
+ */
+export function shellEnv (req: StepRequest): Record<string, string> {
+  const env: Record<string, string> = {
+    WEBKRAB_HEADER_LINES: Object.entries(req.headers).map(([k, v]) => `${k}: ${v}\n`).join('')
+  }
+  for (const [name, value] of Object.entries(req.options)) {
+    env[`WEBKRAB_OPT_${name.toUpperCase().replace(/-/g, '_')}`] = Array.isArray(value) ? value.join(' ') : String(value)
+  }
+  return env
+}
+
 /** Checks a template names only known placeholders and at most one of {url} and {urls}. */
 export function checkTemplate (template: string, where: string): void {
   for (const m of template.matchAll(/\{([a-z_-]+)\}/g)) {
@@ -133,7 +148,8 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
         WEBKRAB_STEP: String(req.step),
         WEBKRAB_HEADERS: JSON.stringify(req.headers),
         WEBKRAB_OPTIONS: JSON.stringify(req.options),
-        WEBKRAB_SCENARIO: req.scenarioId
+        WEBKRAB_SCENARIO: req.scenarioId,
+        ...shellEnv(req)
       }
       // The timeout bounds each run of the command (each URL's, with {url}).
       const timeoutMs = req.timeoutMs

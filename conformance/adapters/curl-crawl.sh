@@ -1,37 +1,43 @@
 #!/bin/sh
 # Fetches one URL with curl as a crawler would, for conformance/adapters/curl.yaml.
-# Usage: curl-crawl.sh STATE_DIR URL   (the request context comes in WEBKRAB_HEADERS,
-# the step's crawl options in WEBKRAB_OPTIONS, both JSON)
+# Usage: curl-crawl.sh STATE_DIR URL
+# The harness passes the request context as `Name: value` lines in
+# WEBKRAB_HEADER_LINES and each crawl option as WEBKRAB_OPT_<FLAG>.
 set -u
 state=$1
 url=$2
+
+# seconds from a duration such as 500ms, 3s, 10m, 1h, 1d
+seconds () {
+  awk -v d="$1" 'BEGIN {
+    n = d + 0; u = d; sub(/^[0-9.]+/, "", u)
+    f = (u == "ms") ? 0.001 : (u == "m") ? 60 : (u == "h") ? 3600 : (u == "d") ? 86400 : 1
+    printf "%g", n * f
+  }'
+}
+
 # One file set per URL and request context: the ETag saved last time, the headers to send.
-key=$(printf '%s %s' "$url" "${WEBKRAB_HEADERS:-{\}}" | md5sum | cut -c1-16)
+key=$(printf '%s %s' "$url" "${WEBKRAB_HEADER_LINES:-}" | md5sum | cut -c1-16)
 f="$state/$key"
+printf '%b' "${WEBKRAB_HEADER_LINES:-}" > "$f.headers"
 
-# Request context -> -H lines; crawl options -> the curl flags that mean the same thing.
-node -e '
-  const h = JSON.parse(process.env.WEBKRAB_HEADERS || "{}")
-  require("node:fs").writeFileSync(process.argv[1], Object.entries(h).map(([k, v]) => k + ": " + v + "\n").join(""))
-  const o = JSON.parse(process.env.WEBKRAB_OPTIONS || "{}")
-  const secs = d => { const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(String(d)); return m ? Number(m[1]) * { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }[m[2]] : 20 }
-  const flags = []
-  const limits = [o["response-timeout"], o["max-duration"]].filter(Boolean).map(secs)
-  flags.push("--max-time", String(Math.min(20, ...limits)))
-  // the deadline of the run also bounds retries and their waits
-  if (o["max-duration"] !== undefined) flags.push("--retry-max-time", String(secs(o["max-duration"])))
-  if (o["max-redirects"] !== undefined) flags.push("--max-redirs", String(o["max-redirects"]))
-  if (o["max-attempts"] !== undefined) flags.push("--retry", String(Math.max(0, o["max-attempts"] - 1)))
-  if (o["connect-timeout"] !== undefined) flags.push("--connect-timeout", String(secs(o["connect-timeout"])))
-  console.log(flags.join(" "))
-' "$f.headers" > "$f.flags"
-
-set -- --silent --show-error --output "$f.body" --compressed --location --max-redirs 10 --retry 2 \
+# Crawl options -> the curl flags that mean the same thing.
+max_time=20
+if [ -n "${WEBKRAB_OPT_RESPONSE_TIMEOUT:-}" ]; then max_time=$(seconds "$WEBKRAB_OPT_RESPONSE_TIMEOUT"); fi
+set -- --silent --show-error --output "$f.body" --compressed --location --max-redirs "${WEBKRAB_OPT_MAX_REDIRECTS:-10}" \
   -H "@$f.headers" --etag-save "$f.etag.new"
+if [ -n "${WEBKRAB_OPT_MAX_DURATION:-}" ]; then
+  run=$(seconds "$WEBKRAB_OPT_MAX_DURATION")
+  max_time=$(awk -v a="$max_time" -v b="$run" 'BEGIN { print (a < b) ? a : b }')
+  # the deadline of the run also bounds retries and their waits
+  set -- "$@" --retry-max-time "$run"
+fi
+if [ -n "${WEBKRAB_OPT_MAX_ATTEMPTS:-}" ]; then set -- "$@" --retry "$((WEBKRAB_OPT_MAX_ATTEMPTS - 1))"; else set -- "$@" --retry 2; fi
+if [ -n "${WEBKRAB_OPT_CONNECT_TIMEOUT:-}" ]; then set -- "$@" --connect-timeout "$(seconds "$WEBKRAB_OPT_CONNECT_TIMEOUT")"; fi
 # Only a non-empty saved ETag is sent back: an empty file would send If-None-Match: "".
 if [ -s "$f.etag" ]; then set -- "$@" --etag-compare "$f.etag"; fi
-# shellcheck disable=SC2046 # the flags file holds separate words on purpose
-curl "$@" $(cat "$f.flags") "$url"
+
+curl "$@" --max-time "$max_time" "$url"
 status=$?
 # Keep the old tag when the response carried none (a 304 without ETag).
 if [ -s "$f.etag.new" ]; then mv "$f.etag.new" "$f.etag"; else rm -f "$f.etag.new"; fi

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WebkrabError } from '../../common/errors.js'
@@ -8,18 +7,19 @@ import { fromRoot } from '../../common/paths.js'
 import { checkTemplate, commandAdapter, shellQuote } from '../../conformance/adapters/command-adapter.js'
 import { parseAdapterFile, resolveCrawler } from '../../conformance/adapters/load-adapter.js'
 import { loadScenarios, parseScenario } from '../../conformance/load-scenarios.js'
+import { renderConsole } from '../../conformance/reporters/console.js'
 import { renderJunit } from '../../conformance/reporters/junit.js'
 import { runSuite } from '../../conformance/run-suite.js'
 import { runScenario } from '../../conformance/run-scenario.js'
 
-const RECORD = fromRoot('test/conformance/crawlers/record-env.mjs')
+const RECORD = fromRoot('test/conformance/crawlers/record-env.sh')
 
 const TWO_STEPS = `id: vary-record
 name: A crawler is handed its URLs, state, step and request context.
 kind: required
 refs: ["CONTRACT.md: command templates"]
 steps:
-  - crawl: { urls: [/validators/strong, "/vary/accept-language?x=1&y=2"], headers: { Accept-Language: fr }, options: { max-attempts: 2, revalidate-always: true } }
+  - crawl: { urls: [/validators/strong, "/vary/accept-language?x=1&y=2"], headers: { Accept-Language: fr }, options: { max-attempts: 2, revalidate-always: true, scope: [main, offsite] } }
   - crawl: { urls: [/validators/strong] }
 assertions:
   - { id: context, level: must, reason: "CONTRACT.md: the request context reaches the server", header: { path: /vary/accept-language, name: Accept-Language, equals: fr } }
@@ -33,37 +33,43 @@ async function recorded (template: string): Promise<{ runs: Run[], state: string
   const scenario = await parseScenario(TWO_STEPS, join(dir, 'vary', 'vary-record.yaml'))
   const result = await runScenario(scenario, commandAdapter({ command: template }), join(dir, 'state'))
   const state = join(dir, 'state', 'vary-record')
-  const runs = readFileSync(join(state, 'runs.ndjson'), 'utf8').trim().split('\n').map(l => JSON.parse(l) as Run)
+  const runs = readdirSync(state).filter(d => d.startsWith('run-')).sort().map(d => ({
+    args: readFileSync(join(state, d, 'args'), 'utf8').split('\n').slice(0, -1),
+    env: Object.fromEntries(readFileSync(join(state, d, 'env'), 'utf8').split('\n').filter(l => /^WEBKRAB_\w+=/.test(l)).map(l => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  }))
   return { runs, state, result }
 }
 
 t.test('{url} runs the command once per URL with the placeholders filled in and the values in the environment', async t => {
-  const { runs, state, result } = await recorded(`node ${RECORD} {url} {state} {step} {options}`)
+  const { runs, state, result } = await recorded(`sh ${RECORD} {url} {state} {step} {options}`)
   t.equal(runs.length, 3, 'two URLs in step 1, one in step 2')
   t.match(runs[1].args[0], /\/vary\/accept-language\?x=1&y=2$/, 'an & in a URL survives the shell')
   t.same(runs.map(r => r.args[1]), [state, state, state], 'one state directory for the whole scenario')
   t.same(runs.map(r => r.args[2]), ['1', '1', '2'])
-  t.same(runs[0].args.slice(3), ['--max-attempts', '2', '--revalidate-always'])
+  t.match(runs[0].args.slice(3), ['--max-attempts', '2', '--revalidate-always', '--scope', /^http:\/\/127\.0\.0\.1:\d+$/, /^http:\/\/127\.0\.0\.1:\d+$/])
   t.equal(runs[0].env.WEBKRAB_STATE_DIR, state)
   t.equal(runs[0].env.WEBKRAB_STEP, '1')
   t.equal(runs[0].env.WEBKRAB_URLS.split(' ').length, 2)
   t.equal(runs[1].env.WEBKRAB_URL, runs[1].args[0])
   t.same(JSON.parse(runs[0].env.WEBKRAB_HEADERS), { 'Accept-Language': 'fr' })
-  t.same(JSON.parse(runs[0].env.WEBKRAB_OPTIONS), { 'max-attempts': 2, 'revalidate-always': true })
+  t.match(JSON.parse(runs[0].env.WEBKRAB_OPTIONS), { 'max-attempts': 2, 'revalidate-always': true })
+  t.equal(runs[0].env.WEBKRAB_OPT_MAX_ATTEMPTS, '2')
+  t.equal(runs[0].env.WEBKRAB_OPT_REVALIDATE_ALWAYS, 'true')
+  t.equal(runs[0].env.WEBKRAB_OPT_SCOPE.split(' ').length, 2)
   t.same(JSON.parse(runs[2].env.WEBKRAB_HEADERS), {})
-  t.equal(result.assertions.find(a => a.id === 'context')?.status, 'pass')
+  t.equal(result.assertions.find(a => a.id === 'context')?.status, 'pass', 'WEBKRAB_HEADER_LINES carried the request context')
   t.equal(result.assertions.find(a => a.id === 'report')?.status, 'untested', 'no report written: report checks are untested')
 })
 
 t.test('{urls} runs the command once per step with every URL', async t => {
-  const { runs } = await recorded(`node ${RECORD} {urls} {headers}`)
+  const { runs } = await recorded(`sh ${RECORD} {urls} {headers}`)
   t.equal(runs.length, 2)
   t.equal(runs[0].args.length, 4, 'two URLs, then --header and its value')
   t.same(runs[0].args.slice(2), ['--header', 'Accept-Language: fr'])
 })
 
 t.test('a report the crawler writes that is not a fetch report fails the report assertions and says why', async t => {
-  const { result } = await recorded(`node ${RECORD} {urls} && echo '{"schema":"other"}' > {state}/report-{step}.json`)
+  const { result } = await recorded(`sh ${RECORD} {urls} && echo '{"schema":"other"}' > {state}/report-{step}.json`)
   const report = result.assertions.find(a => a.id === 'report')
   t.equal(report?.status, 'fail')
   t.match(report?.message, /the fetch report of step 1 is not usable: .*report-1\.json/)
@@ -107,38 +113,29 @@ t.test('an adapter file that breaks its schema is rejected with line and column'
   t.match(err.message, /\/a\/x\.yaml:4:5: expected_failures\[0\] is missing the required field "reason"/)
 })
 
-function cli (args: string[]): Promise<{ code: number | null, stdout: string, stderr: string }> {
-  return new Promise(resolve => {
-    const child = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'conformance', ...args], { env: { ...process.env, NO_COLOR: '1' } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.on('close', code => { resolve({ code, stdout, stderr }) })
-  })
+async function gradeWith (command: string, files: string[]): Promise<{ exitCode: number, text: string }> {
+  const scenarios = await loadScenarios(files.map(f => fromRoot(f)))
+  const result = await runSuite(scenarios, commandAdapter({ command }), { jobs: 2 })
+  return { exitCode: result.exitCode, text: renderConsole(result, { color: false }) }
 }
 
 t.test('a crawler that drops If-None-Match fails the validator scenarios with readable reasons and exit 1', async t => {
-  const crawler = `command: node ${fromRoot('test/conformance/crawlers/drop-if-none-match.mjs')} {state} {urls}`
-  const r = await cli(['--crawler', crawler, '--scenarios',
-    fromRoot('scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml'),
-    fromRoot('scenarios/conditional/conditional-never-sends-both-validators.yaml')])
-  t.equal(r.code, 1)
-  t.match(r.stdout, /etag-echoed \[must\]: request 2 to \/validators\/strong \(step 3\) carried no If-None-Match; response 1 \(200\) had ETag "[^"]+"/)
-  t.match(r.stdout, /if-modified-since-not-sent \[must\]: request 2 to \/validators\/strong \(step 3\) carried If-Modified-Since: .* GMT; it must carry none/)
-  t.match(r.stdout, /2 required scenarios failed\./)
-  t.equal(r.stderr, '', 'no progress bar when not on a terminal')
+  const r = await gradeWith(`node ${fromRoot('test/conformance/crawlers/drop-if-none-match.mjs')} {state} {urls}`, [
+    'scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml',
+    'scenarios/conditional/conditional-never-sends-both-validators.yaml'])
+  t.equal(r.exitCode, 1)
+  t.match(r.text, /etag-echoed \[must\]: request 2 to \/validators\/strong \(step 3\) carried no If-None-Match; response 1 \(200\) had ETag "[^"]+"/)
+  t.match(r.text, /if-modified-since-not-sent \[must\]: request 2 to \/validators\/strong \(step 3\) carried If-Modified-Since: .* GMT; it must carry none/)
+  t.match(r.text, /2 required scenarios failed\./)
 })
 
 t.test('a crawler that retries at once fails the Retry-After scenarios with readable reasons and exit 1', async t => {
-  const crawler = `command: node ${fromRoot('test/conformance/crawlers/retry-at-once.mjs')} {urls}`
-  const r = await cli(['--crawler', crawler, '--reporter', 'tap', '--scenarios',
-    fromRoot('scenarios/retry-after/retry-after-delay-seconds-honoured.yaml'),
-    fromRoot('scenarios/rate-limits/rate-limits-429-without-retry-after-backs-off.yaml')])
-  t.equal(r.code, 1)
-  t.match(r.stdout, /^TAP version 14\n1\.\.2\n/)
-  t.match(r.stdout, /request 2 to \/flaky \(step 1\) arrived \d+ ms after response 1 \(503\) to \/flaky with Retry-After: 1; the server asked for 1 s/)
-  t.match(r.stdout, /request 2 to \/flaky \(step 1\) arrived \d+ ms after the end of request 1 to \/flaky \(step 1\); expected at least 500 ms/)
+  const r = await gradeWith(`node ${fromRoot('test/conformance/crawlers/retry-at-once.mjs')} {urls}`, [
+    'scenarios/retry-after/retry-after-delay-seconds-honoured.yaml',
+    'scenarios/rate-limits/rate-limits-429-without-retry-after-backs-off.yaml'])
+  t.equal(r.exitCode, 1)
+  t.match(r.text, /request 2 to \/flaky \(step 1\) arrived \d+ ms after response 1 \(503\) to \/flaky with Retry-After: 1; the server asked for 1 s/)
+  t.match(r.text, /request 2 to \/flaky \(step 1\) arrived \d+ ms after the end of request 1 to \/flaky \(step 1\); expected at least 500 ms/)
 })
 
 t.test('the known failures of an adapter file do not fail the run, and are reported as known', async t => {

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
+import { runConformance } from '../../conformance/cli.js'
 import type { SuiteResult } from '../../conformance/run-suite.js'
 import { findAll, readXml } from './read-xml.js'
 
@@ -61,13 +62,12 @@ t.test('bad flags exit 2', async t => {
   const reporter = await conformance(['--reporter', 'xml', '--scenarios', SCENARIOS[2]])
   t.equal(reporter.code, 2)
   t.match(reporter.stderr, /xml/)
-  const jobs = await conformance(['--jobs', '0', '--scenarios', SCENARIOS[2]])
-  t.equal(jobs.code, 2)
-  t.match(jobs.stderr, /WEBKRAB_ERR_BAD_FLAG: .*--jobs must be a positive integer/)
   const crawler = await conformance(['--crawler', 'command: run {uri}', '--scenarios', SCENARIOS[2]])
   t.equal(crawler.code, 2)
   t.match(crawler.stderr, /WEBKRAB_ERR_BAD_ADAPTER: .*unknown placeholder \{uri\}/)
-  const missing = await conformance(['--scenarios', '/nowhere/at/all'])
-  t.equal(missing.code, 2)
-  t.match(missing.stderr, /WEBKRAB_ERR_FILE_NOT_FOUND/)
+})
+
+t.test('bad input is refused before anything runs, with an error that exits 2', async t => {
+  await t.rejects(runConformance({ jobs: 0, scenarios: [SCENARIOS[2]] }), { code: 'WEBKRAB_ERR_BAD_FLAG', exitCode: 2, message: /--jobs must be a positive integer/ })
+  await t.rejects(runConformance({ scenarios: ['/nowhere/at/all'] }), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND', exitCode: 2 })
 })
