@@ -161,6 +161,15 @@ export class Fetcher {
       result.headerBytes = headerBlockBytes(response.statusCode, statusMessage, response.headers)
       hooks.onWireBytes(result.headerBytes)
       const sink = hooks.onHead?.({ status: response.statusCode, headers: result.headers }) ?? null
+      if (response.statusCode === 304 || response.statusCode === 204) {
+        // No content, whatever Content-Length says (RFC 9112 section 6.3; RFC 9110 section 8.6
+        // lets a 304 carry the 200's Content-Length). undici reports that as a length
+        // mismatch on the body stream: the response is complete at its header block.
+        response.body.on('error', () => {})
+        response.body.resume()
+        result.complete = true
+        return result
+      }
       await this.readBody(response.body, result, hooks, sink)
     } catch (err) {
       if (err instanceof BudgetExceeded) {

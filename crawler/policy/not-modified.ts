@@ -36,8 +36,8 @@ function opaque (etag: string): string {
  * - It must answer a request that carried a validator, for the same variant
  *   (RFC 9111 section 4.1), and not name a Last-Modified later than the one sent.
  * - Its strong validators identify what it is about: a strong ETag, and a
- *   Last-Modified at least a second before the stored response's Date (strong by
- *   RFC 9110 section 8.8.2.2). The stored response is selected when one of them
+ *   Last-Modified at least a second before the 304's Date (strong by RFC 9110
+ *   section 8.8.2.2; one in the same second as Date is weak). The stored response is selected when one of them
  *   equals the stored one; when it has strong validators and none does, it is
  *   about something else and updates nothing. So a 304 that rotates its ETag but
  *   repeats the stored Last-Modified is selected, and its new ETag replaces the
@@ -63,9 +63,9 @@ export function judgeNotModified (sent: SentConditional, stored: StoredValidator
   }
   const newEtag = response.etag
   const used = sent.ifNoneMatch !== null ? 'If-None-Match' : 'If-Modified-Since'
-  const lmStrong = stored.lastModified !== null && judgeLastModified(stored.lastModified, stored.date, nowMs).usable
   const strongEtag = newEtag !== undefined && !newEtag.startsWith('W/') ? newEtag : null
-  const strongLm = newLm !== undefined && lmStrong ? newLm : null
+  // the 304's Last-Modified is strong when it is a second or more before the 304's own Date
+  const strongLm = newLm !== undefined && judgeLastModified(newLm, response.date ?? stored.date, nowMs).usable ? newLm : null
   const etagReplaced = newEtag !== undefined && stored.etag !== null && newEtag !== stored.etag
   if (strongEtag !== null || strongLm !== null) {
     if (strongEtag !== null && strongEtag === stored.etag) {

@@ -122,3 +122,18 @@ t.test('an unknown content coding is a decoding error, not a crash', async t => 
   t.equal(r.error?.code, 'WEBKRAB_ERR_DECODING')
   t.equal(r.status, 200)
 })
+
+t.test('a 304 carrying the 200\'s Content-Length is complete at its header block', async t => {
+  // RFC 9110 section 8.6 allows it; a client that waits for those bytes hangs or errs
+  const server = createServer(socket => {
+    socket.on('data', () => { socket.write('HTTP/1.1 304 Not Modified\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nETag: "x"\r\nContent-Length: 2048\r\n\r\n') })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.close() })
+  const f = fetcher(t, 2000)
+  const r = await f.fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/`, HEADERS, hooks())
+  t.equal(r.status, 304)
+  t.equal(r.error, null)
+  t.equal(r.complete, true)
+  t.equal(r.bodyBytes, 0)
+})

@@ -28,6 +28,12 @@ t.test('a Last-Modified in the same second as the stored Date is weak and cannot
   t.equal(v.matches, false)
 })
 
+t.test('a weak ETag matches even when the 304\'s Last-Modified moved within the second of its Date (that Last-Modified is weak)', async t => {
+  const v = judgeNotModified({ ifNoneMatch: 'W/"a"', ifModifiedSince: null }, { etag: 'W/"a"', lastModified: LM, vary: null, date: DATE },
+    { etag: 'W/"a"', 'last-modified': 'Fri, 02 Jan 2026 00:00:00 GMT', date: 'Fri, 02 Jan 2026 00:00:00 GMT' }, NOW)
+  t.equal(v.matches, true)
+})
+
 t.test('a weak ETag is compared weakly', async t => {
   const v = judgeNotModified({ ifNoneMatch: 'W/"a"', ifModifiedSince: null }, { etag: 'W/"a"', lastModified: null, vary: null, date: DATE }, { etag: 'W/"a"' }, NOW)
   t.equal(v.matches, true)
