@@ -58,6 +58,14 @@ t.test('--reporter json prints the results with the crawler and a duration for e
   t.equal(results.scenarios[0].requests, 1)
 })
 
+t.test('a crawler that retries at once exits 1 with the reason on stdout', async t => {
+  const r = await conformance(['--crawler', `command: node ${fromRoot('test/conformance/crawlers/retry-at-once.mjs')} {urls}`,
+    '--scenarios', fromRoot('scenarios/retry-after/retry-after-delay-seconds-honoured.yaml')])
+  t.equal(r.code, 1)
+  t.match(r.stdout, /waited \[must\]: request 2 to \/flaky \(step 1\) arrived \d+ ms after response 1 \(503\) to \/flaky with Retry-After: 1; the server asked for 1 s/)
+  t.match(r.stdout, /1 required scenario failed\.\n/)
+})
+
 t.test('bad flags exit 2', async t => {
   const reporter = await conformance(['--reporter', 'xml', '--scenarios', SCENARIOS[2]])
   t.equal(reporter.code, 2)

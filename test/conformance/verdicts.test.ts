@@ -126,6 +126,14 @@ t.test('runSuite', async t => {
     t.equal(r.requests, 0)
   })
 
+  t.test('a bug while grading is a harness-fail, not the crawler\'s fault', async t => {
+    const bogus = { ...root, assertions: [{ ...root.assertions[0], type: 'no-such-check' as never }] }
+    const r = await runScenario(bogus, crawler, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
+    t.equal(r.verdict, 'harness-fail')
+    t.match(r.message, /^grading failed: /)
+    t.equal(r.requests, 1, 'the crawl itself ran')
+  })
+
   t.test('a site that cannot be set up is a setup-fail, not the crawler\'s fault', async t => {
     const broken = { ...root, steps: [...root.steps, { n: 2, type: 'change' as const, change: { path: '/x', kind: 'semantic' as const, origin: 'nowhere' }, pos: root.pos }] }
     const r = await runScenario(broken, crawler, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
