@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { renderPage, type PageType } from './page-body.js'
 import { contentHash } from './seeded.js'
-import type { OriginContext } from './site-state.js'
+import type { ContentRevision, OriginContext } from './site-state.js'
 
 export interface CataloguePage {
   body: Buffer
@@ -44,6 +44,24 @@ export function cataloguePage (ctx: OriginContext, path: string, options: { vari
     }
   })
   return { ...page, lastModified: Math.max(state.baseLastModified, rev.lastChangedAt ?? 0) }
+}
+
+/**
+ * A page getter for one fixed path: it renders again only when the path's revision
+ * object changes, so serving costs no key strings and no copies per request.
+ */
+export function pageSource (ctx: OriginContext, path: string, options: { title?: string, text?: string, type?: PageType } = {}): () => CataloguePage {
+  const key = `${ctx.name} ${path}`
+  let seen: Readonly<ContentRevision> | null = null
+  let page: CataloguePage | null = null
+  return () => {
+    const rev = ctx.state.revisionByKey(key)
+    if (rev !== seen || page === null) {
+      page = cataloguePage(ctx, path, options)
+      seen = rev
+    }
+    return page
+  }
 }
 
 export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>

@@ -133,7 +133,8 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
     const injected = res.isLightMyRequest === true
     const startBytes = injected || socket === null ? 0 : socket.bytesWritten
     if (injected) countWrites(res, entry)
-    res.once('close', () => {
+    // 'close' comes once per response, finished or cut; on() spares once()'s wrapper
+    res.on('close', () => {
       entry.completedMs = performance.now()
       entry.completedAt = iso(clock.now())
       const sent = res.headersSent

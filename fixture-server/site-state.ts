@@ -71,7 +71,12 @@ export class SiteState {
   }
 
   revision (origin: string, path: string): Readonly<ContentRevision> {
-    return this.#changes.get(`${origin} ${path}`) ?? NO_REVISION
+    return this.revisionByKey(`${origin} ${path}`)
+  }
+
+  /** The revision for a key made as `${origin} ${path}`; the same object until the next change. */
+  revisionByKey (key: string): Readonly<ContentRevision> {
+    return this.#changes.get(key) ?? NO_REVISION
   }
 
   /** Counts one more event for a per-client key and returns the new count (1 for the first). */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { cataloguePage, getRoute, queryOf } from '../catalogue-page.js'
+import { getRoute, pageSource, queryOf } from '../catalogue-page.js'
 import { stringParam } from '../query-params.js'
 import { sendRepresentation } from '../representation.js'
 import type { OriginContext } from '../site-state.js'
@@ -7,6 +7,7 @@ import type { OriginContext } from '../site-state.js'
 /** /auth/basic: 401 with a Basic challenge (RFC 7617) unless the right credentials come. */
 export async function authPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
+  const authBasicPage = pageSource(ctx, '/auth/basic')
   getRoute(app, '/auth/basic', (request, reply) => {
     const query = queryOf(request)
     const user = stringParam(query, 'user') ?? 'webkrab'
@@ -18,7 +19,7 @@ export async function authPlugin (app: FastifyInstance, opts: { ctx: OriginConte
         .type('application/json')
         .send(JSON.stringify({ status: 401, reason: 'credentials required', realm: 'webkrab' }))
     }
-    const page = cataloguePage(ctx, '/auth/basic')
+    const page = authBasicPage()
     // a response to an authenticated request is private to that user (RFC 9111 3.5)
     return sendRepresentation(ctx, request, reply, { contentType: 'text/html; charset=utf-8', body: page.body, etag: page.strongTag, lastModified: page.lastModified, cacheControl: 'private' })
   })

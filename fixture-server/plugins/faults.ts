@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BLOCK_SIZE, bytesAt } from '../body-streams.js'
-import { cataloguePage, getRoute, queryOf } from '../catalogue-page.js'
+import { getRoute, pageSource, queryOf } from '../catalogue-page.js'
 import { intParam, sizeParam } from '../query-params.js'
 import { sendRepresentation } from '../representation.js'
 import { seededBytes } from '../seeded.js'
@@ -74,13 +74,14 @@ function socketOf (request: FastifyRequest): Socket {
  */
 export async function faultsPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
+  const slowHeadersPage = pageSource(ctx, '/slow/headers')
   const { state } = ctx
   const block = (): Buffer => state.memo('bytes block', () => seededBytes(state.seed, 'bytes', BLOCK_SIZE))
 
   getRoute(app, '/slow/headers', async (request, reply) => {
     const ms = intParam(queryOf(request), 'ms', { default: 1000, min: 0, max: MAX_WAIT_MS })
     await sleep(ms)
-    const page = cataloguePage(ctx, '/slow/headers')
+    const page = slowHeadersPage()
     return sendRepresentation(ctx, request, reply, { contentType: 'text/html; charset=utf-8', body: page.body, etag: page.strongTag, lastModified: page.lastModified })
   })
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { cataloguePage, getRoute, queryOf } from '../catalogue-page.js'
+import { getRoute, pageSource, queryOf } from '../catalogue-page.js'
 import { badParam, intParam, stringParam } from '../query-params.js'
 import { sendRepresentation } from '../representation.js'
 import type { OriginContext } from '../site-state.js'
@@ -22,6 +22,7 @@ function sendRedirect (reply: FastifyReply, status: number, location: string, re
 /** /redirect/*: chains, a loop, one configurable hop, and a hop to another origin. */
 export async function redirectsPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
+  const hop0Page = pageSource(ctx, '/redirect/0')
 
   // /redirect/N: N hops, each to /redirect/N-1, ending at /redirect/0, a 200
   getRoute(app, '/redirect/:n', (request, reply) => {
@@ -34,7 +35,7 @@ export async function redirectsPlugin (app: FastifyInstance, opts: { ctx: Origin
       const q = request.url.indexOf('?')
       return sendRedirect(reply, status, `/redirect/${n - 1}${q === -1 ? '' : request.url.slice(q)}`)
     }
-    const page = cataloguePage(ctx, '/redirect/0')
+    const page = hop0Page()
     return sendRepresentation(ctx, request, reply, { contentType: 'text/html; charset=utf-8', body: page.body, etag: page.strongTag, lastModified: page.lastModified })
   })
 

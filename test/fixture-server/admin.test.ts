@@ -98,6 +98,8 @@ t.test('webkrab serve beyond loopback warns and requires a generated token', asy
     const [chunk] = await once(child.stdout, 'data') as [string]
     out += chunk
   }
+  // the warning goes to stderr before listening; its pipe may be read after stdout's
+  while (!/warning/.test(err)) await once(child.stderr, 'data')
   const token = /token (\S+)/.exec(out)?.[1] as string
   const port = /origin main http:\/\/0\.0\.0\.0:(\d+)/.exec(out)?.[1] as string
   t.match(err, /warning: .*0\.0\.0\.0/)
