@@ -6,12 +6,14 @@ import { describeSelector, nameRequest, nameResponse, selectRequests } from '../
 import { fail, formatMs, pass, plural, type CheckResult, type GradeContext } from './check-types.js'
 
 /**
- * Timer granularity allowance. The crawler starts its wait when it has read the
- * response, which is after the server logged it complete, so a correct crawler
- * is always late by more than this; the allowance only absorbs millisecond
- * rounding of the clocks involved.
+ * Measurement allowance. A correct crawler starts its wait once it has read the
+ * response, which is after the server wrote it, so it is never early; but the
+ * journal stamps a response complete when the server's 'close' event runs, and
+ * a busy event loop (the harness runs several sites at once) can run it some
+ * milliseconds late, which makes a gap look shorter than it was. A retry is
+ * called early only when it beats the wait by more than this.
  */
-export const CLOCK_SLACK_MS = 5
+export const CLOCK_SLACK_MS = 25
 
 /**
  * How long the server asked the client to wait after this response, in ms, or
