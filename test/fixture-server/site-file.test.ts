@@ -1,10 +1,10 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
-import { loadSiteFile, parseSiteYaml } from '../../fixture-server/index.js'
+import { buildFixtureSite, loadSiteFile, parseSiteYaml } from '../../fixture-server/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'webkrab-site-'))
 
@@ -76,4 +76,20 @@ t.test('webkrab serve with a bad site file exits 2 and names file, line, column 
   const r = spawnSync(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--site', file], { encoding: 'utf8', timeout: 20_000 })
   t.equal(r.status, 2)
   t.match(r.stderr, new RegExp(`WEBKRAB_ERR_BAD_SITE: .*bad\\.yaml:3:11: .*skew`))
+})
+
+t.test('the site file example in README.md parses and serves every route it declares', async t => {
+  const readme = readFileSync(fromRoot('README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('### Site files'))
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1]
+  if (yaml === undefined) throw new Error('README.md has no site file example')
+  const site = buildFixtureSite(parseSiteYaml(yaml, 'README.md'))
+  t.teardown(() => site.close())
+  for (const origin of site.definition.origins ?? []) {
+    for (const route of origin.routes ?? []) {
+      if (route.body?.type === 'bytes') continue
+      const r = await site.apps.get(origin.name)?.inject(route.path)
+      t.ok(r !== undefined && r.statusCode < 500, `${origin.name} ${route.path} answers ${String(r?.statusCode)}`)
+    }
+  }
 })
