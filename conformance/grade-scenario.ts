@@ -70,7 +70,12 @@ export function failsRequirement (kind: ScenarioKind, verdict: Verdict): boolean
   return kind === 'required' && ['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].includes(verdict)
 }
 
-/** A dependency that did not pass (or optionally fail) makes its dependents a dependency-fail. */
+/**
+ * A dependency that failed (or could not be set up or graded, or itself hung on a
+ * failed dependency) makes its dependents a dependency-fail. An untested one does
+ * not: a crawler that writes no report, or skips a scenario, is still graded on
+ * the scenarios built on it.
+ */
 export function dependencyHolds (verdict: Verdict): boolean {
-  return verdict === 'pass' || verdict === 'optional-fail'
+  return !['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].includes(verdict)
 }
