@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkValue, partialMatch, readPath, resolvePlaceholders, resolveUrl } from '../../conformance/checks/report-values.js'
 import { commandAdapter } from '../../conformance/adapters/command-adapter.js'
-import { verdictOf, type AssertionResult } from '../../conformance/grade-scenario.js'
+import { dependencyHolds, verdictOf, type AssertionResult } from '../../conformance/grade-scenario.js'
 import { parseScenario } from '../../conformance/load-scenarios.js'
 import { runScenario, type ScenarioResult } from '../../conformance/run-scenario.js'
 import { applyExpectations, runSuite, totalsOf } from '../../conformance/run-suite.js'
@@ -28,6 +28,11 @@ t.test('a scenario is untested while a must-level assertion could not be checked
   t.equal(verdictOf('required', [result('pass'), result('untested', 'must', 'r')]).verdict, 'untested')
   t.equal(verdictOf('required', [result('pass'), result('untested', 'should', 'r')]).verdict, 'pass')
   t.equal(verdictOf('required', [result('fail'), result('untested', 'must', 'r')]).verdict, 'fail', 'a failure is never hidden by an untested one')
+})
+
+t.test('only a dependency that failed holds its dependents back; an untested one does not', async t => {
+  t.same(['pass', 'optional-fail', 'untested'].map(v => dependencyHolds(v as never)), [true, true, true])
+  t.same(['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].map(v => dependencyHolds(v as never)), [false, false, false, false])
 })
 
 const base: ScenarioResult = {
