@@ -1,9 +1,9 @@
-import { type ChangeRateEstimate, estimateChangeRate, knownRateEstimate, posteriorNodes, type RatePosterior } from '../../crawler/planning/change-rate.js'
+import { type ChangeRateEstimate, estimateChangeRate, knownRateEstimate, priorNodes } from '../../crawler/planning/change-rate.js'
 import { fitSitePrior } from '../../crawler/planning/fit-site-prior.js'
 import { siteLastModifiedTrust, type SiteLastModifiedTrust } from '../../crawler/planning/site-last-modified.js'
 import { type PlanCandidate, planRevisits } from '../../crawler/planning/planner.js'
 import { DAY_MS } from '../../crawler/planning/rate-grid.js'
-import { budgetScaledPrior, priorLogDensity, type SitePrior } from '../../crawler/planning/site-prior.js'
+import { budgetScaledPrior } from '../../crawler/planning/site-prior.js'
 import { type FetchFinding, type SimCrawler } from './sim-crawler.js'
 import { type SimPage } from './site.js'
 
@@ -50,17 +50,6 @@ export interface PlannerPolicyOptions {
   /** Days between refits of the site prior. */
   refitEveryDays: number
   maxIntervalDays: number | null
-}
-
-function priorPosterior (prior: SitePrior): RatePosterior {
-  const lp = priorLogDensity(prior)
-  let max = -Infinity
-  for (const v of lp) max = Math.max(max, v)
-  let sum = 0
-  const w = new Float64Array(lp.length)
-  for (let g = 0; g < lp.length; g++) { w[g] = Math.exp(lp[g] - max); sum += w[g] }
-  for (let g = 0; g < w.length; g++) w[g] /= sum
-  return posteriorNodes(w)
 }
 
 /**
@@ -112,7 +101,7 @@ export function plannerPolicy (kind: 'oracle' | 'learned', pages: readonly SimPa
         horizonMs: horizon * DAY_MS,
         requestsPerDay: o.perDay,
         lastRequestAtMs: lastRequestAt === undefined ? undefined : { sim: lastRequestAt },
-        prior: priorPosterior(prior),
+        prior: priorNodes(prior),
         auditShare: o.auditShare,
         maxIntervalMs: o.maxIntervalDays === null ? null : o.maxIntervalDays * DAY_MS
       })

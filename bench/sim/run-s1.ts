@@ -22,6 +22,9 @@ export interface S1Params extends SiteParams {
 export interface PolicyFigures {
   policy: PolicyName
   windows: Array<WindowFigures & { from: number, to: number }>
+  /** Pages whose validators answer 304 to everything, and how many of them the crawler caught by the end. */
+  brokenValidators: number
+  caughtBroken: number
   seconds: number
 }
 
@@ -69,6 +72,8 @@ export function runPolicy (name: PolicyName, params: S1Params): PolicyFigures {
   return {
     policy: name,
     windows: windows.map(w => ({ from: w.from, to: w.to, ...w.finish() })),
+    brokenValidators: pages.filter(p => p.validators === 'broken').length,
+    caughtBroken: crawler.pages.filter(p => p.broken).length,
     seconds: (performance.now() - started) / 1000
   }
 }

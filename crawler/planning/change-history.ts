@@ -95,5 +95,6 @@ export function checkChangeHistory (value: unknown): string | null {
   }
   const lm = h.lastModified
   if (typeof lm !== 'object' || lm === null || !['unknown', 'trusted', 'untrusted'].includes(lm.state)) return 'lastModified trust is missing'
+  if (!(Number.isInteger(lm.dated) && lm.dated >= 0 && Number.isInteger(lm.steady) && lm.steady >= 0)) return 'lastModified trust counts are not whole numbers'
   return null
 }

@@ -151,12 +151,15 @@ export interface EstimateOptions {
  * like count fully.
  */
 export function historyPosterior (history: ChangeHistory, prior: SitePrior, options: EstimateOptions = {}): { weights: Float64Array, stats: ChangeStats, lastModifiedWeight: number } {
+  const use = options.useLastModified !== undefined ? { weight: options.useLastModified ? 1 : 0 } : lastModifiedUse(history, options.site ?? null)
+  if ('weight' in use && use.weight <= 0) {
+    const without = summarizeHistory(history, { useLastModified: false })
+    return { weights: posteriorOnGrid(without, prior).weights, stats: without, lastModifiedWeight: 0 }
+  }
   const withDates = summarizeHistory(history, { useLastModified: true })
   if (withDates.datedChanges === 0) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 0 }
-  const without = summarizeHistory(history, { useLastModified: false })
-  const use = options.useLastModified !== undefined ? { weight: options.useLastModified ? 1 : 0 } : lastModifiedUse(history, options.site ?? null)
   if ('weight' in use && use.weight >= 1) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 1 }
-  if ('weight' in use && use.weight <= 0) return { weights: posteriorOnGrid(without, prior).weights, stats: without, lastModifiedWeight: 0 }
+  const without = summarizeHistory(history, { useLastModified: false })
   const a = posteriorOnGrid(withDates, prior)
   const b = posteriorOnGrid(without, prior)
   let weight: number
@@ -252,6 +255,13 @@ export function describeEstimate (e: ChangeRateEstimate): string {
           : ` (${e.datedChanges} dated by a Last-Modified not yet shown honest, weighed at ${e.lastModifiedWeight.toFixed(2)})`
         : '')
   return `about one change every ${formatDays(1 / e.ratePerDay)} (80% between ${formatDays(1 / e.highPerDay)} and ${formatDays(1 / e.lowPerDay)}), from ${evidence}`
+}
+
+/** The site prior alone as posterior nodes: what the planner assumes of a resource with no estimate. */
+export function priorNodes (prior: SitePrior): RatePosterior {
+  const weights = Float64Array.from(priorLogDensity(prior))
+  normalizeLogPosterior(weights)
+  return posteriorNodes(weights)
 }
 
 /** A known rate as an estimate (the benchmark's oracle, or an operator's override). */
