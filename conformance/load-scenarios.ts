@@ -5,7 +5,7 @@ import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration } from '../common/units.js'
 import {
-  ASSERTION_TYPES, type Assertion, type AssertionType, type Scenario, type SourcePos, type Step, type StepType
+  ASSERTION_TYPES, type Assertion, type AssertionType, type Scenario, type Step, type StepType
 } from './scenario-types.js'
 import { formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from './yaml-source.js'
 import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
@@ -221,8 +221,4 @@ async function resolveSite (src: YamlSource, site: unknown, file: string): Promi
   const at = src.lines.linePos(range[0])
   const text = '\n'.repeat(at.line - 1) + ' '.repeat(at.col - 1) + src.text.slice(range[0], range[1])
   return { site: await parseSiteAt(text, file), siteSource: 'inline' }
-}
-
-export function describePos (pos: SourcePos): string {
-  return formatPos(pos)
 }

@@ -104,11 +104,12 @@ export function schemaError (src: YamlSource, errs: ErrorObject[], factory: Erro
       what = `${JSON.stringify(valueAt(src.value, path))} does not match ${String(params.pattern)}`
       break
     case 'maxProperties':
-    case 'minProperties':
-      what = best.schemaPath.includes('/step/') || best.parentSchema?.description?.startsWith('Exactly one') === true
-        ? `must have exactly one of the keys the schema describes (${best.parentSchema?.description ?? best.keyword})`
-        : what
+    case 'minProperties': {
+      // a step is a one-key mapping; its schema says which keys in its description
+      const described = best.parentSchema?.description
+      if (typeof described === 'string' && described.startsWith('Exactly one of')) what = `must have exactly one of ${described.slice('Exactly one of '.length).replace(/\.$/, '')}`
       break
+    }
     case 'anyOf':
     case 'oneOf':
       what = `does not fit any allowed form (${describeBranches(best.schema)})`

@@ -73,6 +73,11 @@ t.test('a bad duration in a step names the step and the pattern it breaks', asyn
   t.match(err.message, /:7:14: steps\[1\]\.advance "tomorrow" does not match/)
 })
 
+t.test('a step with two actions names the actions a step may have', async t => {
+  const err = await rejection(GOOD.replace('  - advance: 1d', '  - { advance: 1d, wait: 1s }'))
+  t.match(err.message, /:7:5: steps\[1\] must have exactly one of crawl, advance, change, reset, wait \(rule #\/definitions\/step\/maxProperties\)/)
+})
+
 t.test('an assertion with two checks is rejected: one check per assertion', async t => {
   const err = await rejection(GOOD.replace('    echo:', '    requests: { path: /x, count: 1 }\n    echo:'))
   t.match(err.message, /:10:5: assertion has requests and echo: one check per assertion/)
