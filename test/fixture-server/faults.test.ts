@@ -3,18 +3,22 @@ import { Agent, request } from 'undici'
 import { startFixtureSite, type JournalEntry } from '../../fixture-server/index.js'
 
 const site = await startFixtureSite()
+// a short-fused client for the faults that only end when the client gives up, and a
+// patient one for the slow paths, so a loaded machine does not turn slow into failed
 const agent = new Agent({ headersTimeout: 400, bodyTimeout: 400 })
+const patient = new Agent({ headersTimeout: 10_000, bodyTimeout: 10_000 })
 t.teardown(async () => {
   await agent.close()
+  await patient.close()
   await site.close()
 })
 
 /** Fetches a path; resolves with what arrived before the error, if any. */
-async function fetchPath (path: string): Promise<{ status?: number, bytes: number, error?: { code?: string, message: string } }> {
+async function fetchPath (path: string, dispatcher = agent): Promise<{ status?: number, bytes: number, error?: { code?: string, message: string } }> {
   let bytes = 0
   let status: number | undefined
   try {
-    const r = await request(`${site.url}${path}`, { dispatcher: agent })
+    const r = await request(`${site.url}${path}`, { dispatcher })
     status = r.statusCode
     for await (const chunk of r.body) bytes += (chunk as Buffer).length
     return { status, bytes }
@@ -29,14 +33,14 @@ async function completedEntry (path: string): Promise<JournalEntry> {
 }
 
 t.test('/slow/headers holds the response for at least the asked milliseconds', async t => {
-  const r = await fetchPath('/slow/headers?ms=250')
+  const r = await fetchPath('/slow/headers?ms=250', patient)
   t.equal(r.status, 200)
   const e = await completedEntry('/slow/headers')
   t.ok(e.completedMs !== null && e.completedMs - e.arrivedMs >= 245, `took ${String(e.completedMs !== null ? e.completedMs - e.arrivedMs : null)} ms`)
 })
 
 t.test('/slow/body trickles the whole body at the asked rate, never faster', async t => {
-  const r = await fetchPath('/slow/body?bytes=1500&bps=5000')
+  const r = await fetchPath('/slow/body?bytes=1500&bps=5000', patient)
   t.equal(r.bytes, 1500)
   const e = await completedEntry('/slow/body')
   // three slices of 500 bytes, one every 100 ms
