@@ -11,6 +11,8 @@ import { pointerSegments, positionOf } from './yaml-positions.js'
 
 let validator: ValidateFunction | null = null
 
+const MAX_PAGE_SIZE = 16 * 1024 * 1024
+
 /** The site file schema (fixture-server/schema/site.schema.json), compiled once. */
 function validate (): ValidateFunction {
   if (validator === null) {
@@ -49,14 +51,16 @@ class SiteFileChecker {
     throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName}:${line}:${col}: ${rule}`)
   }
 
-  duration (value: unknown, path: Array<string | number>, signed = false): void {
-    if (value === undefined || typeof value === 'number') return
+  duration (value: unknown, path: Array<string | number>, signed = false, positive = false): void {
+    if (value === undefined) return
     const text = String(value)
+    let ms = 0
     try {
-      parseDuration(signed && text.startsWith('-') ? text.slice(1) : text)
+      ms = parseDuration(signed && text.startsWith('-') ? text.slice(1) : text)
     } catch {
       this.fail(path, `/${path.join('/')} is not a duration (500ms, 30s, 10m, 1h, 1d)`)
     }
+    if (positive && ms <= 0) this.fail(path, `/${path.join('/')} must be longer than zero`)
   }
 }
 
@@ -90,15 +94,18 @@ function checkMeaning (site: SiteDefinition, check: SiteFileChecker): void {
       if (route.path.startsWith('/_webkrab/')) check.fail([...rat, 'path'], 'paths under /_webkrab/ belong to the admin API')
       if (origin.catalogue === true && CATALOGUE_PATHS.has(route.path)) check.fail([...rat, 'path'], `"${route.path}" is a catalogue path, and origin "${origin.name}" serves the catalogue`)
       if (route.body?.size !== undefined) {
+        let size = 0
         try {
-          parseSize(route.body.size)
+          size = parseSize(route.body.size)
         } catch {
           check.fail([...rat, 'body', 'size'], 'body size is not a size (1024, 20KB, 512KiB)')
         }
+        // pages are rendered and kept whole; only bytes bodies stream
+        if (size > MAX_PAGE_SIZE && route.body.type !== 'bytes') check.fail([...rat, 'body', 'size'], 'html, json and text bodies are at most 16MiB; use type: bytes for bigger bodies')
       }
       check.duration(route.renderMs, [...rat, 'renderMs'])
-      check.duration(route.changes?.every, [...rat, 'changes', 'every'])
-      check.duration(route.changes?.poisson?.per, [...rat, 'changes', 'poisson', 'per'])
+      check.duration(route.changes?.every, [...rat, 'changes', 'every'], false, true)
+      check.duration(route.changes?.poisson?.per, [...rat, 'changes', 'poisson', 'per'], false, true)
       if (typeof route.lastModified === 'object') check.duration(route.lastModified.future, [...rat, 'lastModified', 'future'])
       route.changes?.at?.forEach((t, k) => {
         if (!Number.isFinite(Date.parse(t))) check.fail([...rat, 'changes', 'at', k], `"${t}" is not an ISO date`)

@@ -60,6 +60,8 @@ t.test('rules beyond the schema are positioned too: duplicate names, bad duratio
   t.match(errorOf('routes:\n  - path: /a\n    renderMs: 5 minutes\n').message, /site\.yaml:3:15: .*renderMs/)
   t.match(errorOf('catalogue: true\nroutes:\n  - path: /validators/strong\n').message, /site\.yaml:3:11: "\/validators\/strong" is a catalogue path/)
   t.match(errorOf('routes:\n  - path: /a\n    changes: { every: 1d, poisson: { rate: 1 } }\n').message, /take one of/)
+  t.match(errorOf('routes:\n  - path: /a\n    changes: { every: 0s }\n').message, /site\.yaml:3:23: .*every must be longer than zero/)
+  t.match(errorOf('routes:\n  - path: /a\n    body: { size: 1GB }\n').message, /site\.yaml:3:19: .*use type: bytes/)
 })
 
 t.test('an empty site file is rejected', async t => {
