@@ -1,22 +1,21 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { parseHttpDate } from '../common/http-date.js'
 import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/report-types.js'
+import type { BodyWriter } from './body-writer.js'
 import type { CrawlEvent } from './crawl-events.js'
 import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
 import { Fetcher, type FetchResult } from './fetch.js'
+import { handleAnswer } from './handle-answer.js'
+import { OriginClocks } from './origin-clocks.js'
 import { judgeStorability } from './policy/cache.js'
 import { mayStartRequest, type BudgetName } from './policy/budgets.js'
-import { decideRedirect } from './policy/redirect.js'
-import { decideRetry } from './policy/retry.js'
-import { parseRetryAfter } from './policy/retry-after.js'
-import { recordInTime, recordTimeout, startTally, type TimeoutTally } from './policy/timeouts.js'
+import { startTally, type TimeoutTally } from './policy/timeouts.js'
 import { decideVisit } from './policy/visit.js'
-import { updateFromFullResponse, updateFromNotModified } from './record-update.js'
 import { ReportBuilder } from './report-builder.js'
-import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
+import { newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
+import type { OriginWait, RunContext } from './run-context.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
-import { Store, type BodyWriter } from './store.js'
+import { Store } from './store.js'
 
 /**
  * The run loop: wires the pure policies, the one fetch path and the store
@@ -57,17 +56,13 @@ export function writeReport (path: string, report: FetchReport): void {
   renameSync(tmp, path)
 }
 
-interface OriginClock { offsetMs: number, observedLocalMs: number, confirmed: boolean }
-
-const TIMEOUT_CODES = new Set(['WEBKRAB_ERR_CONNECT_TIMEOUT', 'WEBKRAB_ERR_HEADERS_TIMEOUT', 'WEBKRAB_ERR_BODY_TIMEOUT', 'WEBKRAB_ERR_RESPONSE_TIMEOUT'])
-
-class CrawlRun {
+class CrawlRun implements RunContext {
   private readonly fetcher: Fetcher
   private readonly clock = monotonicClock
   private readonly startedMs: number
-  private readonly deadlineMs: number | null
+  readonly deadlineMs: number | null
   private readonly usage: { requests: number, bytesReceived: number, startedMs: number }
-  private readonly clocks: Map<string, OriginClock>
+  private readonly clocks: OriginClocks
   private readonly tallies = new Map<string, TimeoutTally>()
   private readonly postponed: ResourceTask[] = []
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
@@ -79,13 +74,13 @@ class CrawlRun {
   private seq = 0
   private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
 
-  constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
+  constructor (readonly opts: ResolvedOptions, readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
     this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs })
     this.startedMs = this.clock.now()
     this.deadlineMs = b.maxDurationMs === null ? null : this.startedMs + b.maxDurationMs
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
-    this.clocks = new Map([...store.originClocks()].map(([o, c]) => [o, { ...c, confirmed: false }]))
+    this.clocks = new OriginClocks(store.originClocks())
   }
 
   async execute (): Promise<void> {
@@ -111,7 +106,7 @@ class CrawlRun {
     } finally {
       opts.signal?.removeEventListener('abort', onAbort)
       this.store.noteAnswers(this.notes)
-      this.store.saveOriginClocks([...this.clocks].filter(([, c]) => c.confirmed))
+      this.store.saveOriginClocks(this.clocks.heard())
     }
     this.emit({
       type: 'run-end',
@@ -155,21 +150,43 @@ class CrawlRun {
     return headers
   }
 
-  /** The origin server's time now, as its Date headers let us estimate it. */
-  private serverNow (origin: string): number {
-    return Date.now() + (this.clocks.get(origin)?.offsetMs ?? 0)
+  now (): number {
+    return this.clock.now()
   }
 
-  private learnClock (origin: string, date: string | undefined): void {
-    if (date === undefined) return
-    const local = Date.now()
-    const ms = parseHttpDate(date, local)
-    if (ms === null) return
-    this.clocks.set(origin, { offsetMs: ms - local, observedLocalMs: local, confirmed: true })
+  serverNow (origin: string): number {
+    return this.clocks.now(origin)
+  }
+
+  stoppedBy (): StoppedBy | null {
+    return this.stop?.stoppedBy ?? null
+  }
+
+  noteAnswer (note: { id: number, status: number | null, outcome: Outcome, atMs: number }): void {
+    this.notes.push(note)
+  }
+
+  tally (origin: string): TimeoutTally {
+    let tally = this.tallies.get(origin)
+    if (tally === undefined) {
+      tally = startTally(this.opts.budgets.perOriginConcurrency)
+      this.tallies.set(origin, tally)
+    }
+    return tally
+  }
+
+  setTally (origin: string, tally: TimeoutTally): void {
+    this.tallies.set(origin, tally)
+  }
+
+  stopOrigin (scheduler: Scheduler<ResourceTask>, origin: string, reason: string): void {
+    this.stoppedOrigins.set(origin, reason)
+    scheduler.stopOrigin(origin, reason)
+    this.emit({ type: 'origin-stopped', origin, reason })
   }
 
   /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
-  private prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
+  prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
     const url = new URL(task.url)
     const origin = url.origin
     if (task.hop === 0 && !this.opts.budgets.scope.includes(origin)) {
@@ -181,7 +198,7 @@ class CrawlRun {
     task.record = this.store.find(task.url, headers)
     task.decision = decideVisit({ record: task.record, requestHeaders: headers, serverNowMs: this.serverNow(origin), revalidateAlways: this.opts.revalidateAlways })
     if (task.decision.action === 'reuse') {
-      if (this.phase === 1 && this.clocks.get(origin)?.confirmed !== true) {
+      if (this.phase === 1 && !this.clocks.confirmed(origin)) {
         this.postponed.push(task)
         return
       }
@@ -232,12 +249,12 @@ class CrawlRun {
     task.bytes.received += result.headerBytes + result.bodyBytes
     task.bytes.body += result.bodyBytes
     task.bytes.decompressed += result.decodedBytes
-    this.learnClock(origin, result.headers.date)
+    this.clocks.learn(origin, result.headers.date)
     const attempt = { n: task.attemptLog.length + 1, kind, startedAt: new Date(result.timings.startedAtMs).toISOString(), conditional, status: result.status, reason: '', error: result.error?.message ?? null }
     task.attemptLog.push(attempt)
     let savedBytes = 0
     try {
-      const handled = this.handle(task, result, headers, base, conditional, context, scheduler, writer)
+      const handled = handleAnswer(this, task, { result, headers, base, conditional, writer }, context, scheduler)
       attempt.reason = handled.reason
       savedBytes = handled.savedBytes
     } catch (err) {
@@ -270,251 +287,34 @@ class CrawlRun {
     this.emit({ type: 'exchange', exchange, savedBytes })
   }
 
-  /** Routes an answer; returns the attempt's reason and the bytes a 304 spared. */
-  private handle (task: ResourceTask, result: FetchResult, headers: Record<string, string>, base: Record<string, string>,
-    conditional: boolean, context: JobContext, scheduler: Scheduler<ResourceTask>, writer: BodyWriter | null): { reason: string, savedBytes: number } {
-    const { origin } = context
-    const decisionReason = task.failedRevalidation !== null
-      ? `failed revalidation (${task.failedRevalidation}): refetched unconditionally`
-      : (task.decision?.reason ?? '')
 
-    if (result.budget !== null) {
-      writer?.discard()
-      const cut = result.budget
-      if (cut.stoppedBy !== undefined) {
-        this.stopRun(cut.stoppedBy, cut.reason, cut.budget)
-        scheduler.stop(cut.reason)
-      }
-      this.finishIncomplete(task, `${result.status ?? 'no'} response cut short: ${cut.reason}`, cut.budget, result.status)
-      return { reason: cut.reason, savedBytes: 0 }
-    }
 
-    if (result.error !== null) {
-      writer?.discard()
-      if (context.signal.aborted) {
-        const why = this.stop?.stoppedBy === 'interrupted' ? 'the run was interrupted during this request' : 'the run\'s duration budget ended during this request'
-        this.finishIncomplete(task, why, this.stop?.stoppedBy === 'interrupted' ? null : 'max-duration', result.status)
-        return { reason: why, savedBytes: 0 }
-      }
-      return { reason: this.retryOrGiveUp(task, result, context, scheduler), savedBytes: 0 }
-    }
-    this.tallies.set(origin, recordInTime(this.tally(origin)))
-    const status = result.status ?? 0
 
-    if (status === 304) {
-      const record = task.record
-      if (record === null) {
-        return { reason: this.refetchOrFail(task, 'a 304 answered a request that carried no validator, and nothing is stored', scheduler, status), savedBytes: 0 }
-      }
-      const update = updateFromNotModified({
-        record,
-        headers: result.headers,
-        sent: { ifNoneMatch: conditional ? (headers['if-none-match'] ?? null) : null, ifModifiedSince: conditional ? (headers['if-modified-since'] ?? null) : null },
-        retain: this.opts.retain,
-        serverNowMs: this.serverNow(origin)
-      })
-      if (!update.matches) return { reason: this.refetchOrFail(task, update.reason, scheduler, status), savedBytes: 0 }
-      const saved = this.store.save(update.write, { kind: 'keep' }, update.observation)
-      this.finish(task, {
-        outcome: 'unchanged',
-        reason: `${decisionReason}; ${update.reason}`,
-        status,
-        record: saved,
-        validator: validatorReport(saved, update.validator, saved.etag, saved.lastModified),
-        requestContext: this.opts.headers,
-        change: null
-      })
-      return { reason: update.reason, savedBytes: update.savedBytes }
-    }
 
-    if (status >= 200 && status < 300 && result.digests !== null) {
-      const storability = task.storability ?? judgeStorability(task.url, status, base, result.headers)
-      const update = updateFromFullResponse({
-        url: task.url,
-        status,
-        headers: result.headers,
-        requestHeaders: base,
-        previous: task.record,
-        digests: result.digests,
-        bodyBytes: result.decodedBytes,
-        wireBodyBytes: result.bodyBytes,
-        storability,
-        retain: this.opts.retain,
-        change: this.opts.change,
-        serverNowMs: this.serverNow(origin)
-      })
-      let saved
-      if (update.keepBody && writer !== null) {
-        saved = this.store.save(update.write, { kind: 'replace', body: writer }, update.observation)
-      } else {
-        writer?.discard()
-        saved = this.store.save(update.write, { kind: 'drop' }, update.observation)
-      }
-      const prefix = task.decision?.action === 'revalidate' && task.failedRevalidation === null
-        ? `${decisionReason}; the server answered ${status}`
-        : decisionReason
-      this.finish(task, {
-        outcome: update.outcome,
-        reason: `${prefix}: ${update.reason}`,
-        status,
-        record: saved,
-        validator: validatorReport(saved, update.validator, update.write.noStore ? (result.headers.etag ?? null) : saved.etag, update.write.noStore ? (result.headers['last-modified'] ?? null) : saved.lastModified),
-        requestContext: this.opts.headers,
-        change: update.change.kind,
-        decision: task.failedRevalidation !== null
-          ? { action: 'refetch', reason: decisionReason, header: task.decision?.header ?? null, conditionalHeaders: {} }
-          : undefined
-      })
-      return { reason: `${status}: ${update.reason}`, savedBytes: 0 }
-    }
-
-    if (status >= 300 && status < 400) return { reason: this.redirect(task, result, context, scheduler), savedBytes: 0 }
-    writer?.discard()
-    return { reason: this.retryOrGiveUp(task, result, context, scheduler), savedBytes: 0 }
-  }
-
-  private tally (origin: string): TimeoutTally {
-    let tally = this.tallies.get(origin)
-    if (tally === undefined) {
-      tally = startTally(this.opts.budgets.perOriginConcurrency)
-      this.tallies.set(origin, tally)
-    }
-    return tally
-  }
-
-  /** After a 304 that confirms nothing: one unconditional request, if attempts are left. */
-  private refetchOrFail (task: ResourceTask, reason: string, scheduler: Scheduler<ResourceTask>, status: number): string {
-    if (task.failedRevalidation === null && task.attemptsForUrl < this.opts.budgets.maxAttempts) {
-      task.failedRevalidation = reason
-      task.nextKind = 'retry'
-      scheduler.add(new URL(task.url).origin, task)
-      return `failed revalidation: ${reason}; refetching unconditionally`
-    }
-    this.finish(task, {
-      outcome: 'failed',
-      reason: `failed revalidation: ${reason}${task.failedRevalidation !== null ? ' (again, after an unconditional request)' : ''}`,
-      status,
-      record: task.record,
-      validator: validatorReport(task.record, null, null, null),
-      requestContext: this.opts.headers
-    })
-    return reason
-  }
-
-  private redirect (task: ResourceTask, result: FetchResult, context: JobContext, scheduler: Scheduler<ResourceTask>): string {
-    const status = result.status ?? 0
-    const wait = this.retryDecision(task, result)
-    if (wait.action === 'defer-origin') {
-      this.finishDeferred(task, context.origin, { reason: wait.reason, signal: wait.signal, untilMs: wait.untilMs }, status)
-      return wait.reason
-    }
-    const hop = decideRedirect({
-      from: task.url,
-      location: result.headers.location,
-      status,
-      hop: task.hop,
-      maxRedirects: this.opts.budgets.maxRedirects,
-      scope: this.opts.budgets.scope,
-      visited: task.visited
-    })
-    if (hop.action === 'stop') {
-      task.redirects.push({ url: task.url, status })
-      this.finish(task, {
-        outcome: hop.outcome,
-        reason: hop.reason,
-        status,
-        record: null,
-        validator: validatorReport(null, null, null, null),
-        requestContext: this.opts.headers
-      })
-      return hop.reason
-    }
-    followRedirect(task, status, hop.url, hop.dropHeaders)
-    const notBefore = wait.action === 'follow-after' ? wait.atMs : undefined
-    this.prepare(task, scheduler, notBefore)
-    return wait.action === 'follow-after' ? `${hop.reason}; ${wait.reason}` : hop.reason
-  }
-
-  private retryDecision (task: ResourceTask, result: FetchResult): ReturnType<typeof decideRetry> {
-    const dateMs = result.headers.date === undefined ? null : parseHttpDate(result.headers.date, Date.now())
-    return decideRetry({
-      status: result.error !== null ? null : result.status,
-      retryAfter: parseRetryAfter(result.headers['retry-after'], dateMs, Date.now()),
-      attempt: task.attemptsForUrl,
-      maxAttempts: this.opts.budgets.maxAttempts,
-      nowMs: this.clock.now(),
-      deadlineMs: this.deadlineMs,
-      errorKind: result.error?.kind,
-      error: result.error?.message,
-      random: Math.random
-    })
-  }
-
-  /** A failed request or an error status: retry, defer the origin, or give up (policy/retry.ts decides). */
-  private retryOrGiveUp (task: ResourceTask, result: FetchResult, context: JobContext, scheduler: Scheduler<ResourceTask>): string {
-    const { origin } = context
-    if (result.error !== null && TIMEOUT_CODES.has(result.error.code)) {
-      const step = recordTimeout(this.tally(origin), undefined, result.error.message)
-      this.tallies.set(origin, step.tally)
-      if (step.action === 'lower-concurrency') scheduler.lowerConcurrency(origin, step.tally.concurrency)
-      if (step.action === 'stop-origin') {
-        this.stoppedOrigins.set(origin, step.reason)
-        scheduler.stopOrigin(origin, step.reason)
-        this.emit({ type: 'origin-stopped', origin, reason: step.reason })
-        this.finish(task, { outcome: 'failed', reason: step.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
-        return step.reason
-      }
-    }
-    const decision = this.retryDecision(task, result)
-    switch (decision.action) {
-      case 'accept':
-        // a status the retry policy accepts but nothing above handled (a 2xx without a body read, a 1xx)
-        this.finish(task, { outcome: 'failed', reason: `${result.status ?? 'no'} response the crawler cannot use`, status: result.status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
-        return decision.reason
-      case 'retry':
-        if (decision.deferOrigin !== null) this.deferOrigin(scheduler, origin, decision.deferOrigin)
-        task.nextKind = 'retry'
-        scheduler.add(origin, task, { notBefore: decision.atMs })
-        return decision.reason
-      case 'defer-origin':
-        if (decision.scope === 'origin') this.deferOrigin(scheduler, origin, decision, false)
-        this.finishDeferred(task, origin, decision, result.status)
-        return decision.reason
-      case 'follow-after':
-        // only for 3xx, which redirect() handles
-        return decision.reason
-      case 'give-up': {
-        if (decision.deferOrigin !== null) this.deferOrigin(scheduler, origin, decision.deferOrigin)
-        if (task.record !== null) this.notes.push({ id: task.record.id, status: result.status, outcome: decision.outcome, atMs: this.serverNow(origin) })
-        this.finish(task, { outcome: decision.outcome, reason: decision.reason, status: result.status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
-        return decision.reason
-      }
-    }
-  }
 
   /** Holds every request to the origin until `untilMs`, in this phase and the next. */
-  private deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: { untilMs: number, reason: string, signal: string }, announce = true): void {
+  deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginWait, announce = true): void {
     const known = this.deferrals.get(origin)
     if (known === undefined || d.untilMs >= known.untilMs) this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
     scheduler.defer(origin, d.untilMs, d)
     if (announce) this.emitDeferral(origin, d, [], false)
   }
 
-  private emitDeferral (origin: string, d: { untilMs: number, reason: string, signal: string }, urls: string[], pending: boolean): void {
+  private emitDeferral (origin: string, d: OriginWait, urls: string[], pending: boolean): void {
     // untilMs is on the run's monotonic clock; the report speaks in the server's time
     // whole seconds: the server's clock (its Date) has no finer grain
     const until = new Date(Math.round((this.serverNow(origin) + (d.untilMs - this.clock.now())) / 1000) * 1000).toISOString()
     this.emit({ type: 'deferral', origin, deferral: { reason: d.reason, signal: d.signal, until }, urls, pending })
   }
 
-  private finishDeferred (task: ResourceTask, origin: string, d: { untilMs: number, reason: string, signal: string }, status: number | null): void {
+  finishDeferred (task: ResourceTask, origin: string, d: OriginWait, status: number | null): void {
     // the wait ends past the run's deadline (policy/retry.ts defers only then): the duration budget left this undone
     this.stopRun('budget:duration', `the run's duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms) ends before the server's wait: ${d.signal}`, 'max-duration')
     this.emitDeferral(origin, d, [task.seed], true)
     this.finish(task, { outcome: 'deferred', reason: d.reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
   }
 
-  private finishIncomplete (task: ResourceTask, reason: string, budget: string | null, status: number | null): void {
+  finishIncomplete (task: ResourceTask, reason: string, budget: string | null, status: number | null): void {
     this.finish(task, { outcome: 'incomplete', reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers }, budget)
   }
 
@@ -539,11 +339,11 @@ class CrawlRun {
     this.finish(task, { outcome: 'incomplete', reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested }, budget)
   }
 
-  private stopRun (stoppedBy: StoppedBy, reason: string, budget: BudgetName | null): void {
+  stopRun (stoppedBy: StoppedBy, reason: string, budget: BudgetName | null): void {
     if (this.stop === null) this.stop = { stoppedBy, reason, budget }
   }
 
-  private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
+  finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })

@@ -1,15 +1,15 @@
 import Database from 'better-sqlite3'
 import { existsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { randomUUID } from 'node:crypto'
-import { errors, isWebkrabError } from '../common/errors.js'
-import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
-import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from './store-migrations.js'
-import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
-import { formatVary, parseVary, variantKey } from './policy/vary.js'
+import { errors } from '../common/errors.js'
+import type { Outcome } from '../reports/report-types.js'
+import { BodyWriter } from './body-writer.js'
+import { formatVary, variantKey } from './policy/vary.js'
+import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
+import { inspect, migrate, wrapOpenError } from './store-open.js'
+import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
-/** Body bytes gathered before one chunk row is written: bounds memory per download. */
-export const BODY_CHUNK_BYTES = 256 * 1024
+export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
 
 /**
  * Resource writes are grouped into one commit: at most this many, or as many as
@@ -25,159 +25,6 @@ export type BodyAction =
   | { kind: 'keep' } // a 304: the stored body stays (RFC 9111 section 4.3.4)
   | { kind: 'replace', body: BodyWriter } // a new download, retained
   | { kind: 'drop' } // a new download not retained (retain headers/none, or no-store)
-
-interface ResourceRow {
-  id: number
-  url: string
-  variant_key: string
-  vary: string | null
-  request_context: string
-  status: number
-  response_headers: string
-  etag: string | null
-  last_modified: string | null
-  response_date_ms: number
-  collected_at_ms: number
-  revalidated_at_ms: number | null
-  digest_strict: string | null
-  digest_semantic: string | null
-  body_bytes: number
-  wire_body_bytes: number
-  retained: string
-  no_store: number
-  quality: string
-  quality_evidence: string
-  quality_note: string | null
-  etag_churning: number
-  last_status: number | null
-  last_outcome: string | null
-  last_seen_ms: number | null
-}
-
-function fromRow (row: ResourceRow): StoredRecord {
-  return {
-    id: row.id,
-    url: row.url,
-    variantKey: row.variant_key,
-    vary: parseVary(row.vary),
-    requestContext: JSON.parse(row.request_context) as Record<string, string>,
-    status: row.status,
-    responseHeaders: JSON.parse(row.response_headers) as Record<string, string>,
-    etag: row.etag,
-    lastModified: row.last_modified,
-    responseDateMs: row.response_date_ms,
-    collectedAtMs: row.collected_at_ms,
-    revalidatedAtMs: row.revalidated_at_ms,
-    digestStrict: row.digest_strict,
-    digestSemantic: row.digest_semantic,
-    bodyBytes: row.body_bytes,
-    wireBodyBytes: row.wire_body_bytes,
-    retained: row.retained as Retain,
-    noStore: row.no_store === 1,
-    quality: row.quality as ValidatorQuality,
-    qualityEvidence: row.quality_evidence,
-    qualityNote: row.quality_note,
-    etagChurning: row.etag_churning === 1,
-    lastStatus: row.last_status,
-    lastOutcome: row.last_outcome as Outcome | null,
-    lastSeenMs: row.last_seen_ms
-  }
-}
-
-/**
- * A body being downloaded: chunks are written under a staging key as they
- * arrive (at most BODY_CHUNK_BYTES held in memory), and become the record's body
- * only inside the transaction that writes the record.
- */
-export class BodyWriter {
-  readonly staging = randomUUID()
-  private pending: Buffer[] = []
-  private pendingBytes = 0
-  private seq = 0
-  private closed = false
-
-  constructor (private readonly insert: (staging: string, seq: number, data: Buffer) => void,
-    private readonly discardStaged: (staging: string) => void) {}
-
-  write (chunk: Buffer): void {
-    if (this.closed) return
-    this.pending.push(chunk)
-    this.pendingBytes += chunk.length
-    if (this.pendingBytes >= BODY_CHUNK_BYTES) this.flush()
-  }
-
-  /** Writes what is still held in memory (called by the store before it adopts the chunks). */
-  flush (): void {
-    if (this.pendingBytes === 0 && this.pending.length === 0) return
-    this.insert(this.staging, this.seq++, this.take())
-  }
-
-  /** Whether any chunk went to the staging rows yet (a small body never does before its record is written). */
-  get staged (): boolean {
-    return this.seq > 0
-  }
-
-  /** Hands over what is held in memory, as one chunk, and the number it goes in as. */
-  takeRest (): { seq: number, data: Buffer } | null {
-    if (this.pendingBytes === 0 && this.pending.length === 0) return null
-    return { seq: this.seq++, data: this.take() }
-  }
-
-  private take (): Buffer {
-    const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes)
-    this.pending = []
-    this.pendingBytes = 0
-    return data
-  }
-
-  /** Drops the staged chunks (a download that did not complete). */
-  discard (): void {
-    this.closed = true
-    this.pending = []
-    this.pendingBytes = 0
-    this.discardStaged(this.staging)
-  }
-}
-
-function wrapOpenError (path: string, err: unknown): Error {
-  if (isWebkrabError(err)) return err
-  const code = (err as { code?: string }).code
-  if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-    return errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is not an SQLite database`, { cause: err })
-  }
-  return errors.WEBKRAB_ERR_NOT_A_STORE(`${path} cannot be opened as a store: ${(err as Error).message}`, { cause: err })
-}
-
-/**
- * Checks an existing file without writing to it (read-only connection): it must
- * be SQLite, and either empty or a WebKrab store no newer than this code.
- */
-function inspect (path: string): void {
-  let db: Database.Database | undefined
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true })
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(r => r.name)
-    if (tables.length === 0) return
-    if (!tables.includes('meta')) {
-      throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is an SQLite database without WebKrab's meta table (tables: ${tables.slice(0, 5).join(', ')})`)
-    }
-    const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string, value: string }[]).map(r => [r.key, r.value]))
-    if (meta.get('application_id') !== STORE_APPLICATION_ID) {
-      throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path}: meta.application_id is ${JSON.stringify(meta.get('application_id') ?? null)}, not "${STORE_APPLICATION_ID}"`)
-    }
-    const version = Number(meta.get('schema_version'))
-    if (!Number.isInteger(version) || version < 0) {
-      throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path}: meta.schema_version is ${JSON.stringify(meta.get('schema_version') ?? null)}`)
-    }
-    if (version > LATEST_SCHEMA_VERSION) {
-      throw errors.WEBKRAB_ERR_STORE_TOO_NEW(`${path} has schema version ${version}; this WebKrab reads up to ${LATEST_SCHEMA_VERSION}`)
-    }
-  } catch (err) {
-    throw wrapOpenError(path, err)
-  } finally {
-    db?.close()
-  }
-}
 
 /**
  * The crawler's SQLite store (better-sqlite3, WAL). Records survive between runs,
@@ -372,16 +219,7 @@ export class Store {
   }
 
   observations (id: number): Observation[] {
-    return this.stmts.observations.all(id).map(r => ({
-      atMs: r.at_ms as number,
-      status: r.status as number,
-      outcome: r.outcome as Outcome,
-      changed: r.changed === null ? null : r.changed === 1,
-      digestStrict: r.digest_strict as string | null,
-      digestSemantic: r.digest_semantic as string | null,
-      etag: r.etag as string | null,
-      lastModified: r.last_modified as string | null
-    }))
+    return this.stmts.observations.all(id).map(observationFromRow)
   }
 
   /** Each origin's last seen clock offset (its Date minus the local clock). */
@@ -403,71 +241,3 @@ export class Store {
   }
 }
 
-function toParams (w: RecordWrite): Record<string, unknown> {
-  return {
-    url: w.url,
-    variant_key: w.variantKey,
-    vary: formatVary(w.vary),
-    request_context: JSON.stringify(w.requestContext),
-    status: w.status,
-    response_headers: JSON.stringify(w.responseHeaders),
-    etag: w.etag,
-    last_modified: w.lastModified,
-    response_date_ms: Math.round(w.responseDateMs),
-    collected_at_ms: Math.round(w.collectedAtMs),
-    revalidated_at_ms: w.revalidatedAtMs === null ? null : Math.round(w.revalidatedAtMs),
-    digest_strict: w.digestStrict,
-    digest_semantic: w.digestSemantic,
-    body_bytes: w.bodyBytes,
-    wire_body_bytes: w.wireBodyBytes,
-    retained: w.retained,
-    no_store: w.noStore ? 1 : 0,
-    quality: w.quality,
-    quality_evidence: w.qualityEvidence,
-    quality_note: w.qualityNote,
-    etag_churning: w.etagChurning ? 1 : 0,
-    last_status: w.lastStatus,
-    last_outcome: w.lastOutcome,
-    last_seen_ms: w.lastSeenMs === null ? null : Math.round(w.lastSeenMs)
-  }
-}
-
-function observationParams (resourceId: number, o: Observation): Record<string, unknown> {
-  return {
-    resource_id: resourceId,
-    at_ms: Math.round(o.atMs),
-    status: o.status,
-    outcome: o.outcome,
-    changed: o.changed === null ? null : o.changed ? 1 : 0,
-    digest_strict: o.digestStrict,
-    digest_semantic: o.digestSemantic,
-    etag: o.etag,
-    last_modified: o.lastModified
-  }
-}
-
-/** Runs the migrations the store lacks, each with its version bump in one transaction. */
-function migrate (db: Database.Database): void {
-  db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
-  const read = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?')
-  const put = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-  db.transaction(() => {
-    if (read.get('application_id') === undefined) {
-      put.run('application_id', STORE_APPLICATION_ID)
-      put.run('schema_version', '0')
-      put.run('created_at', new Date().toISOString())
-    }
-  })()
-  db.pragma(`application_id = ${SQLITE_APPLICATION_ID}`)
-  const current = Number(read.get('schema_version')?.value ?? '0')
-  if (current > LATEST_SCHEMA_VERSION) {
-    throw errors.WEBKRAB_ERR_STORE_TOO_NEW(`schema version ${current}; this WebKrab reads up to ${LATEST_SCHEMA_VERSION}`)
-  }
-  for (const m of migrations) {
-    if (m.version <= current) continue
-    db.transaction(() => {
-      m.up(db)
-      put.run('schema_version', String(m.version))
-    })()
-  }
-}

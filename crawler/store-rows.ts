@@ -1,0 +1,119 @@
+import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
+import { formatVary, parseVary } from './policy/vary.js'
+import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
+
+/** The `resources` table's rows, and the mapping between them and StoredRecord. */
+export interface ResourceRow {
+  id: number
+  url: string
+  variant_key: string
+  vary: string | null
+  request_context: string
+  status: number
+  response_headers: string
+  etag: string | null
+  last_modified: string | null
+  response_date_ms: number
+  collected_at_ms: number
+  revalidated_at_ms: number | null
+  digest_strict: string | null
+  digest_semantic: string | null
+  body_bytes: number
+  wire_body_bytes: number
+  retained: string
+  no_store: number
+  quality: string
+  quality_evidence: string
+  quality_note: string | null
+  etag_churning: number
+  last_status: number | null
+  last_outcome: string | null
+  last_seen_ms: number | null
+}
+
+export function fromRow (row: ResourceRow): StoredRecord {
+  return {
+    id: row.id,
+    url: row.url,
+    variantKey: row.variant_key,
+    vary: parseVary(row.vary),
+    requestContext: JSON.parse(row.request_context) as Record<string, string>,
+    status: row.status,
+    responseHeaders: JSON.parse(row.response_headers) as Record<string, string>,
+    etag: row.etag,
+    lastModified: row.last_modified,
+    responseDateMs: row.response_date_ms,
+    collectedAtMs: row.collected_at_ms,
+    revalidatedAtMs: row.revalidated_at_ms,
+    digestStrict: row.digest_strict,
+    digestSemantic: row.digest_semantic,
+    bodyBytes: row.body_bytes,
+    wireBodyBytes: row.wire_body_bytes,
+    retained: row.retained as Retain,
+    noStore: row.no_store === 1,
+    quality: row.quality as ValidatorQuality,
+    qualityEvidence: row.quality_evidence,
+    qualityNote: row.quality_note,
+    etagChurning: row.etag_churning === 1,
+    lastStatus: row.last_status,
+    lastOutcome: row.last_outcome as Outcome | null,
+    lastSeenMs: row.last_seen_ms
+  }
+}
+
+export function toParams (w: RecordWrite): Record<string, unknown> {
+  return {
+    url: w.url,
+    variant_key: w.variantKey,
+    vary: formatVary(w.vary),
+    request_context: JSON.stringify(w.requestContext),
+    status: w.status,
+    response_headers: JSON.stringify(w.responseHeaders),
+    etag: w.etag,
+    last_modified: w.lastModified,
+    response_date_ms: Math.round(w.responseDateMs),
+    collected_at_ms: Math.round(w.collectedAtMs),
+    revalidated_at_ms: w.revalidatedAtMs === null ? null : Math.round(w.revalidatedAtMs),
+    digest_strict: w.digestStrict,
+    digest_semantic: w.digestSemantic,
+    body_bytes: w.bodyBytes,
+    wire_body_bytes: w.wireBodyBytes,
+    retained: w.retained,
+    no_store: w.noStore ? 1 : 0,
+    quality: w.quality,
+    quality_evidence: w.qualityEvidence,
+    quality_note: w.qualityNote,
+    etag_churning: w.etagChurning ? 1 : 0,
+    last_status: w.lastStatus,
+    last_outcome: w.lastOutcome,
+    last_seen_ms: w.lastSeenMs === null ? null : Math.round(w.lastSeenMs)
+  }
+}
+
+export function observationParams (resourceId: number, o: Observation): Record<string, unknown> {
+  return {
+    resource_id: resourceId,
+    at_ms: Math.round(o.atMs),
+    status: o.status,
+    outcome: o.outcome,
+    changed: o.changed === null ? null : o.changed ? 1 : 0,
+    digest_strict: o.digestStrict,
+    digest_semantic: o.digestSemantic,
+    etag: o.etag,
+    last_modified: o.lastModified
+  }
+}
+
+/** An `observations` row as an Observation. */
+export function observationFromRow (r: Record<string, unknown>): Observation {
+  return {
+    atMs: r.at_ms as number,
+    status: r.status as number,
+    outcome: r.outcome as Outcome,
+    changed: r.changed === null ? null : r.changed === 1,
+    digestStrict: r.digest_strict as string | null,
+    digestSemantic: r.digest_semantic as string | null,
+    etag: r.etag as string | null,
+    lastModified: r.last_modified as string | null
+  }
+}
