@@ -131,6 +131,27 @@ t.test('runSuite', async t => {
     t.equal(r.requests, 0)
   })
 
+  t.test('a reset step empties the site\'s per-client state while the harness keeps every request for grading', async t => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'webkrab-reset-'))
+    const s = await parseScenario(`id: rate-limits-reset
+name: A reset makes the flaky path fail again.
+kind: required
+refs: ["CONTRACT.md: /_webkrab/reset"]
+steps:
+  - crawl: { urls: ["/flaky?fail=1"] }
+  - crawl: { urls: ["/flaky?fail=1"] }
+  - reset: true
+  - crawl: { urls: ["/flaky?fail=1"] }
+assertions:
+  - { id: all-kept, level: must, reason: "every step's requests are graded", requests: { path: /flaky, count: 3 } }
+  - { id: failed-first, level: must, reason: "the first request of a client fails", requests: { path: /flaky, step: 1, status: 503, count: 1 } }
+  - { id: then-fine, level: must, reason: "then it answers 200", requests: { path: /flaky, step: 2, status: 200, count: 1 } }
+  - { id: fails-again, level: must, reason: "after a reset the client is new again", requests: { path: /flaky, step: 4, status: 503, count: 1 } }
+`, join(dir2, 'rate-limits', 'rate-limits-reset.yaml'))
+    const r = await runScenario(s, crawler, join(dir2, 'state'))
+    t.equal(r.verdict, 'pass', JSON.stringify(r.assertions))
+  })
+
   t.test('a bug while grading is a harness-fail, not the crawler\'s fault', async t => {
     const bogus = { ...root, assertions: [{ ...root.assertions[0], type: 'no-such-check' as never }] }
     const r = await runScenario(bogus, crawler, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
