@@ -17,6 +17,7 @@ import { validatorsPlugin } from './plugins/validators.js'
 import { varyPlugin } from './plugins/vary.js'
 import { isBadParam } from './query-params.js'
 import { SiteClock } from './site-clock.js'
+import { checkSiteDefinition } from './site-file.js'
 import { BUILT_IN_SITE, originsOf, type SiteDefinition } from './site-definition.js'
 import { SiteState, type ChangeKind, type ContentRevision, type OriginContext } from './site-state.js'
 
@@ -62,7 +63,8 @@ export interface FixtureSite {
 
 /** Builds the fixture site's apps without listening: test them with inject(). */
 export function buildFixtureSite (site?: SiteDefinition | null, options: FixtureOptions = {}): FixtureSite {
-  const definition = site ?? BUILT_IN_SITE
+  // a definition made in code gets the checks a site file gets
+  const definition = site === null || site === undefined ? BUILT_IN_SITE : checkSiteDefinition(site)
   const origins = originsOf(definition)
   const seed = String(options.seed ?? definition.seed ?? 'webkrab')
   const clock = new SiteClock({ start: options.clockStart ?? definition.clock?.start, realTime: options.realTime ?? definition.clock?.realTime })

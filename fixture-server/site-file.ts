@@ -43,10 +43,14 @@ function pickError (list: ErrorObject[]): ErrorObject {
   return (concrete.length > 0 ? concrete : list).reduce((a, b) => depth(b) > depth(a) ? b : a)
 }
 
-class SiteFileChecker {
-  constructor (readonly fileName: string, readonly doc: Document, readonly lineCounter: LineCounter) {}
+/** Says where a rule broke: file:line:col for a site file, a JSON pointer for a definition made in code. */
+class SiteChecker {
+  constructor (readonly fileName: string, readonly doc?: Document, readonly lineCounter?: LineCounter) {}
 
   fail (path: Array<string | number>, rule: string, key?: string): never {
+    if (this.doc === undefined || this.lineCounter === undefined) {
+      throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName} at /${path.join('/')}: ${rule}`)
+    }
     const { line, col } = positionOf(this.doc, this.lineCounter, path, key)
     throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName}:${line}:${col}: ${rule}`)
   }
@@ -56,7 +60,8 @@ class SiteFileChecker {
     const text = String(value)
     let ms = 0
     try {
-      ms = parseDuration(signed && text.startsWith('-') ? text.slice(1) : text)
+      // a number is milliseconds
+      ms = typeof value === 'number' ? Math.abs(value) : parseDuration(signed && text.startsWith('-') ? text.slice(1) : text)
     } catch {
       this.fail(path, `/${path.join('/')} is not a duration (500ms, 30s, 10m, 1h, 1d)`)
     }
@@ -68,7 +73,7 @@ class SiteFileChecker {
  * Rules a schema cannot say: names unique, routes unique per origin, redirect targets
  * that exist, dates and durations that parse.
  */
-function checkMeaning (site: SiteDefinition, check: SiteFileChecker): void {
+function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
   if (site.origins !== undefined && (site.routes !== undefined || site.catalogue !== undefined)) {
     check.fail([], 'give either "origins", or "routes" and "catalogue" for a single origin, not both', site.routes !== undefined ? 'routes' : 'catalogue')
   }
@@ -130,8 +135,12 @@ export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
     throw errors.WEBKRAB_ERR_BAD_YAML(`${fileName}:${line}:${col}: ${yamlError.message.split('\n')[0]}`)
   }
   const value: unknown = doc.toJS()
-  const check = new SiteFileChecker(fileName, doc, lineCounter)
+  const check = new SiteChecker(fileName, doc, lineCounter)
   if (value === null || value === undefined) check.fail([], 'the site file is empty')
+  return checkSite(value, check)
+}
+
+function checkSite (value: unknown, check: SiteChecker): SiteDefinition {
   const ok = validate()(value)
   if (!ok) {
     const err = pickError(validate().errors ?? [])
@@ -141,6 +150,14 @@ export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
   const site = value as SiteDefinition
   checkMeaning(site, check)
   return site
+}
+
+/**
+ * Checks a site definition made in code against the same schema and rules as a site
+ * file; errors name the JSON pointer of what broke.
+ */
+export function checkSiteDefinition (site: SiteDefinition, name = 'site definition'): SiteDefinition {
+  return checkSite(site, new SiteChecker(name))
 }
 
 /** Reads and parses a site file. */

@@ -95,3 +95,8 @@ t.test('the site file example in README.md parses and serves every route it decl
     }
   }
 })
+
+t.test('a definition made in code is checked like a site file, naming the JSON pointer', async t => {
+  t.throws(() => buildFixtureSite({ routes: [{ path: '/a', etag: 'sha1' as 'hash' }] }), { code: 'WEBKRAB_ERR_BAD_SITE', message: /site definition at \/routes\/0\/etag: .*must be one of/ })
+  t.throws(() => buildFixtureSite({ origins: [{ name: 'a' }, { name: 'a' }] }), { message: /at \/origins\/1\/name: origin name "a" is used twice/ })
+})
