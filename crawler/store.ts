@@ -20,6 +20,9 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
 export const BATCH_RECORDS = 64
 export const BATCH_DELAY_MS = 50
 
+/** URLs whose rows the store remembers (see Store.rows). */
+const ROWS_REMEMBERED = 4096
+
 /** What a write does with the stored body. */
 export type BodyAction =
   | { kind: 'keep' } // a 304: the stored body stays (RFC 9111 section 4.3.4)
@@ -45,21 +48,42 @@ export class Store {
     this.db = db
     this.stmts = this.prepare()
     this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
-      this.stmts.deleteOtherVary.run(write.url, formatVary(write.vary) ?? '')
+      const vary = formatVary(write.vary) ?? ''
+      const known = this.rows.get(write.url)
+      // the deletes run only when the rows last seen for this URL say they would find something
+      if (known === undefined || known.some(r => r.vary !== vary)) this.stmts.deleteOtherVary.run(write.url, vary)
+      const had = known?.find(r => r.variantKey === write.variantKey)
+      const mayHoldBody = known === undefined || had?.body === true
       const { id } = this.stmts.upsert.get(toParams(write)) as { id: number }
       if (body.kind === 'replace') {
-        this.stmts.deleteBody.run(id)
+        if (mayHoldBody) this.stmts.deleteBody.run(id)
         // chunks written while the body streamed become the record's; the rest (all of a
         // small body) is written straight to it, in this same transaction
         if (body.body.staged) this.stmts.adoptStaged.run(id, body.body.staging)
         const rest = body.body.takeRest()
         if (rest !== null) this.stmts.insertOwnChunk.run(id, rest.seq, rest.data)
       } else if (body.kind === 'drop') {
-        this.stmts.deleteBody.run(id)
+        if (mayHoldBody) this.stmts.deleteBody.run(id)
       }
       if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
+      const kept = (known ?? []).filter(r => r.vary === vary && r.variantKey !== write.variantKey)
+      this.remember(write.url, [...kept, { vary, variantKey: write.variantKey, body: body.kind === 'replace' || (body.kind === 'keep' && had?.body === true) }])
       return id
     })
+  }
+
+  /**
+   * What this connection saw of a URL's rows (their Vary, variant and whether a
+   * body is stored) since its last commit, bounded: every write goes through
+   * save(), so it is exact for the URLs it holds, and lets a write skip deletes
+   * that would find nothing.
+   */
+  private readonly rows = new Map<string, Array<{ vary: string, variantKey: string, body: boolean }>>()
+
+  private remember (url: string, rows: Array<{ vary: string, variantKey: string, body: boolean }>): void {
+    this.rows.delete(url)
+    this.rows.set(url, rows)
+    if (this.rows.size > ROWS_REMEMBERED) this.rows.delete(this.rows.keys().next().value as string)
   }
 
   static open (path: string): Store {
@@ -137,7 +161,9 @@ export class Store {
 
   /** Every stored variant of a URL. */
   variants (url: string): StoredRecord[] {
-    return this.stmts.byUrl.all(url).map(fromRow)
+    const records = this.stmts.byUrl.all(url).map(fromRow)
+    this.remember(url, records.map(r => ({ vary: formatVary(r.vary) ?? '', variantKey: r.variantKey, body: r.retained === 'body' && !r.noStore })))
+    return records
   }
 
   /**
@@ -193,6 +219,8 @@ export class Store {
     this.batchTimer = null
     this.batched = 0
     if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
+    // between commits another connection could write: forget what was seen
+    this.rows.clear()
   }
 
   /**
