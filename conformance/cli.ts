@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
 import { resolveCrawler } from './adapters/load-adapter.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
+import { compareResults, loadResults, renderCompareHtml, renderCompareText } from './reporters/compare.js'
 import { renderConsole, wantsColor } from './reporters/console.js'
 import { renderHtml } from './reporters/html.js'
 import { renderJson } from './reporters/json.js'
@@ -16,6 +17,8 @@ export const REPORTERS = ['console', 'tap', 'junit', 'json'] as const
 export type ReporterName = typeof REPORTERS[number]
 
 export interface ConformanceOptions {
+  /** results.json files to compare instead of running anything. */
+  compare?: string[]
   scenarios?: string[]
   crawler?: string
   reporter?: ReporterName
@@ -48,8 +51,24 @@ export function writeOutputs (result: SuiteResult, dir: string): string[] {
   return files.map(([name]) => join(dir, name))
 }
 
+/** `--compare`: line up earlier results of several crawlers, scenario by scenario. */
+export function runCompare (files: string[], out: string | undefined, io: { stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream }): number {
+  const cmp = compareResults(loadResults(files))
+  const text = renderCompareText(cmp)
+  io.stdout.write(text)
+  if (out !== undefined) {
+    const dir = resolve(out)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'comparison.txt'), text)
+    writeFileSync(join(dir, 'comparison.html'), renderCompareHtml(cmp))
+    io.stderr.write(`webkrab conformance: wrote ${join(dir, 'comparison.txt')}, ${join(dir, 'comparison.html')}\n`)
+  }
+  return 0
+}
+
 /** The command's work, callable from tests: load, run, report; resolves to the exit code. */
 export async function runConformance (options: ConformanceOptions, io: { stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream } = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  if (options.compare !== undefined && options.compare.length > 0) return runCompare(options.compare, options.out, io)
   const jobs = options.jobs ?? defaultJobs()
   if (!Number.isSafeInteger(jobs) || jobs < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--jobs must be a positive integer, not ${String(options.jobs)}`)
   const adapter = resolveCrawler(options.crawler)
@@ -85,6 +104,7 @@ export function registerConformance (program: Command): void {
     .option('--out <dir>', 'also write scorecard.txt, results.json, results.tap, junit.xml and scorecard.html there')
     .option('--jobs <n>', `scenarios run at once (default ${defaultJobs()})`, positiveInt)
     .option('--state <dir>', 'keep each scenario\'s crawler state (store, reports) under this folder')
+    .option('--compare <results...>', 'run nothing: compare results.json files of several crawlers, scenario by scenario (with --out: comparison.txt and comparison.html)')
     .action(async (opts: ConformanceOptions) => {
       process.exitCode = await runConformance(opts)
     })

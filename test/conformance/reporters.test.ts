@@ -1,4 +1,8 @@
 import t from 'tap'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { compareResults, loadResults, renderCompareHtml, renderCompareText, type Comparison } from '../../conformance/reporters/compare.js'
 import { Parser, type Result } from 'tap-parser'
 import { renderConsole, wantsColor } from '../../conformance/reporters/console.js'
 import { renderHtml } from '../../conformance/reporters/html.js'
@@ -155,4 +159,26 @@ t.test('the progress bar draws only on a terminal', async t => {
   t.match(written[0], /^\r\x1b\[2K█{15}░{15} 1\/2 \(1 failing\) caching-b/)
   t.match(written[1], /2\/2 \(1 failing\) caching-a/)
   t.equal(written[2], '\r\x1b[2K', 'the line is cleared at the end')
+})
+
+t.test('--compare lines crawlers up by scenario, with an empty cell where one did not run it', async t => {
+  const other: SuiteResult = { ...suite, crawler: { ...suite.crawler, name: 'reference' }, scenarios: [scenario('caching-a', 'caching', 'fail'), scenario('zz-extra', 'zz', 'pass')] }
+  const cmp = compareResults([suite, other])
+  t.same(cmp.crawlers, ['curl', 'reference'])
+  const row = (id: string): Comparison['rows'][number] | undefined => cmp.rows.find(r => r.id === id)
+  t.same(row('caching-a')?.cells.map(c => c?.verdict), ['pass', 'fail'])
+  t.same(row('zz-extra')?.cells.map(c => c?.verdict ?? null), [null, 'pass'])
+  t.equal(row('validators-d')?.cells[0]?.known, true)
+  const text = renderCompareText(cmp)
+  t.match(text, /^scenario +curl +reference\n/)
+  t.match(text, /\nvalidators-d +FAIL\*\n/)
+  t.match(text, /\npassed +2\/9 +1\/9\n/)
+  t.match(renderCompareHtml(cmp), /<tr data-id="zz-extra">/)
+})
+
+t.test('--compare refuses a file that is not a results file, as bad input', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-compare-'))
+  writeFileSync(join(dir, 'report.json'), '{"schema":"webkrab.report/v1"}')
+  t.throws(() => loadResults([join(dir, 'report.json')]), { code: 'WEBKRAB_ERR_BAD_FLAG', exitCode: 2, message: /not a conformance results file/ })
+  t.throws(() => loadResults([join(dir, 'missing.json')]), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND' })
 })
