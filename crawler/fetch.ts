@@ -136,11 +136,10 @@ export class Fetcher {
       error: null,
       timings: { startedAtMs, connect: 0, wait: 0, receive: 0, total: 0 }
     }
-    const controller = new AbortController()
+    // Until the head arrives, undici's headersTimeout (the response timeout) bounds the wait;
+    // after it, a timer cuts the body when the whole response has taken that long.
     let timedOut = false
-    const timer = setTimeout(() => { timedOut = true; controller.abort() }, this.options.responseTimeoutMs)
-    const onAbort = (): void => { controller.abort(signal?.reason) }
-    signal?.addEventListener('abort', onAbort, { once: true })
+    let timer: NodeJS.Timeout | undefined
     const meter: ExchangeMeter = {
       onRequestStart: () => { tStart = performance.now() },
       onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
@@ -152,10 +151,15 @@ export class Fetcher {
         path: `${target.pathname}${target.search}`,
         method: 'GET',
         headers,
-        signal: controller.signal,
+        signal,
         meter
       } as Dispatcher.RequestOptions)
       if (tHead === t0) tHead = performance.now()
+      const body = response.body
+      timer = setTimeout(() => {
+        timedOut = true
+        body.destroy(errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${this.options.responseTimeoutMs} ms`))
+      }, Math.max(0, this.options.responseTimeoutMs - (performance.now() - t0)))
       result.status = response.statusCode
       result.headers = flattenHeaders(response.headers)
       result.headerBytes = headerBlockBytes(response.statusCode, statusMessage, response.headers)
@@ -179,7 +183,6 @@ export class Fetcher {
       }
     } finally {
       clearTimeout(timer)
-      signal?.removeEventListener('abort', onAbort)
       const tEnd = performance.now()
       result.timings.connect = round(Math.max(0, tStart - t0))
       result.timings.wait = round(Math.max(0, tHead - tStart))
