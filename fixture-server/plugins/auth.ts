@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { getRoute, pageSource, queryOf } from '../catalogue-page.js'
+import { pageSource } from '../catalogue-page.js'
+import { getRoute, queryOf } from '../get-route.js'
 import { stringParam } from '../query-params.js'
 import { sendRepresentation } from '../representation.js'
 import type { OriginContext } from '../site-state.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { getRoute, queryOf } from '../catalogue-page.js'
+import { getRoute, queryOf } from '../get-route.js'
 import { BLOCK_SIZE, bombStream, repeatingStream } from '../body-streams.js'
 import { checkSize, enumParam, intParam, sizeParam } from '../query-params.js'
 import { CONTENT_CODINGS, sendRepresentation } from '../representation.js'

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { CATALOGUE } from '../catalogue.js'
-import { getRoute } from '../catalogue-page.js'
+import { getRoute } from '../get-route.js'
 import { sendRepresentation } from '../representation.js'
 import { contentHash } from '../seeded.js'
 import type { OriginContext } from '../site-state.js'

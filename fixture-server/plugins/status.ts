@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { STATUS_CODES } from 'node:http'
-import { getRoute, queryOf } from '../catalogue-page.js'
+import { getRoute, queryOf } from '../get-route.js'
 import { badParam, intParam, retryAfterParam, stringParam, type RetryAfterSpec } from '../query-params.js'
 import { retryAfterValue } from '../retry-after.js'
 import { originNow, type OriginContext } from '../site-state.js'

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { getRoute, pageSource } from '../catalogue-page.js'
+import { pageSource } from '../catalogue-page.js'
+import { getRoute } from '../get-route.js'
 import { periodicVersion } from '../change-schedule.js'
 import { sendRepresentation } from '../representation.js'
 import { contentHash } from '../seeded.js'

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { cataloguePage, getRoute } from '../catalogue-page.js'
+import { cataloguePage } from '../catalogue-page.js'
+import { getRoute } from '../get-route.js'
 import { sendRepresentation } from '../representation.js'
 import type { OriginContext } from '../site-state.js'
 
