@@ -212,7 +212,13 @@ async function resolveSite (src: YamlSource, site: unknown, file: string): Promi
   if (site === undefined || site === null) return { site: null, siteSource: 'catalogue' }
   if (typeof site === 'string') {
     const path = resolve(dirname(file), site)
-    return { site: await loadSiteFileAt(path), siteSource: path }
+    try {
+      return { site: await loadSiteFileAt(path), siteSource: path }
+    } catch (err) {
+      // the site file's own errors carry its positions; a missing one is this file's fault
+      if ((err as { code?: string }).code !== 'WEBKRAB_ERR_FILE_NOT_FOUND') throw err
+      throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(positionOf(src, ['site']))}: site file ${path} does not exist`, { cause: err })
+    }
   }
   const node = src.doc.getIn(['site'], true) as { range?: [number, number, number] } | undefined
   const range = node?.range

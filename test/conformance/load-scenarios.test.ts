@@ -117,6 +117,17 @@ t.test('a name must be one sentence that ends with a full stop', async t => {
   t.match(err.message, /name .* does not match/)
 })
 
+t.test('a site file that does not exist is reported where the scenario names it', async t => {
+  const err = await rejection(GOOD.replace('kind: required', 'kind: required\nsite: nowhere.site.yaml'))
+  t.match(err.message, /validators-example\.yaml:4:7: site file \/suite\/validators\/nowhere\.site\.yaml does not exist/)
+})
+
+t.test('an inline site that breaks the site schema is reported at its line in the scenario', async t => {
+  const err = await rejection(GOOD.replace('kind: required', 'kind: required\nsite:\n  routes:\n    - { path: /a, etag: sometimes }'))
+  t.equal(err.code, 'WEBKRAB_ERR_BAD_SITE')
+  t.match(err.message, /validators-example\.yaml:6:25: \/routes\/0\/etag must be one of/)
+})
+
 t.test('a cycle in depends_on is rejected before anything runs', async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-scenarios-'))
   mkdirSync(join(dir, 'validators'))
