@@ -31,6 +31,12 @@ export interface Representation {
   encodings?: readonly ContentCoding[]
 }
 
+const CODING_RANGES: Record<ContentCoding, RegExp> = {
+  gzip: /(?:^|,)\s*(?:x-)?gzip\s*(?:;\s*q=([\d.]+))?\s*(?:,|$)/i,
+  br: /(?:^|,)\s*br\s*(?:;\s*q=([\d.]+))?\s*(?:,|$)/i,
+  deflate: /(?:^|,)\s*deflate\s*(?:;\s*q=([\d.]+))?\s*(?:,|$)/i
+}
+
 /** The coding to use for an Accept-Encoding value (RFC 9110 12.5.3), or null for identity. */
 export function negotiateEncoding (acceptEncoding: string | undefined, offered: readonly ContentCoding[]): ContentCoding | null {
   if (acceptEncoding === undefined || offered.length === 0) return null
@@ -38,7 +44,7 @@ export function negotiateEncoding (acceptEncoding: string | undefined, offered: 
   let bestQ = 0
   const star = /(?:^|,)\s*\*\s*(?:;\s*q=([\d.]+))?/.exec(acceptEncoding)
   for (const coding of offered) {
-    const m = new RegExp(`(?:^|,)\\s*${coding}\\s*(?:;\\s*q=([\\d.]+))?\\s*(?:,|$)`, 'i').exec(acceptEncoding)
+    const m = CODING_RANGES[coding].exec(acceptEncoding)
     const q = m !== null ? Number(m[1] ?? 1) : star !== null ? Number(star[1] ?? 1) : 0
     if (q > bestQ) {
       best = coding
