@@ -180,3 +180,12 @@ t.test('the same seed gives the same bytes and ETags', async t => {
   t.not(rc.headers.etag, ra.headers.etag)
   void DAY
 })
+
+t.test('an origin\'s index at / lists its routes, and a route declared at / replaces it', async t => {
+  const s = site('routes:\n  - { path: /a, description: the first page }\n  - { path: /b }\n')
+  const index = await s.app.inject('/')
+  t.match(index.body, /href="\/a"><code>\/a<\/code><\/a>: the first page/)
+  t.notMatch(index.body, /validators/, 'no catalogue unless asked')
+  const own = site('routes:\n  - { path: /, title: Home }\n')
+  t.match((await own.app.inject('/')).body, /<h1>Home<\/h1>/)
+})
