@@ -12,7 +12,8 @@ import { formatDays, priorLogDensity, type SitePrior } from './site-prior.js'
  * - unchanged after t days: e^(−λt);
  * - changed within t days, undated: 1 − e^(−λt) (the change is censored);
  * - changed, and an honest Last-Modified says the last change was a days ago:
- *   λ·e^(−λa) (no change in the last a days, one at a).
+ *   λ·e^(−λa) (no change in the last a days, one at a);
+ * - a first fetch whose honest Last-Modified is a days old: e^(−λa).
  * Its maximum solves k/λ + Σ t_j / (e^(λ t_j) − 1) = E (BENCHMARKS.md, with k
  * dated changes and exposure E); the posterior adds the prior, which keeps a
  * resource with little history near its site's typical rate.
@@ -27,6 +28,8 @@ export interface ChangeStats {
   datedChanges: number
   /** Days known to have passed without a change. */
   exposureDays: number
+  /** Of those, the days only Last-Modified vouches for. */
+  lastModifiedDays: number
   /** Intervals (days) known to contain an undated change. */
   censoredDays: number[]
   /** The Last-Modified ages (days) that dated changes. */
@@ -63,17 +66,17 @@ export const POSTERIOR_NODES = 16
 
 export function summarizeHistory (history: ChangeHistory, options: { useLastModified?: boolean } = {}): ChangeStats {
   const useLastModified = options.useLastModified ?? history.lastModified.state === 'trusted'
-  const stats: ChangeStats = { observations: 0, changes: 0, datedChanges: 0, exposureDays: 0, censoredDays: [], datedAgesDays: [], spanDays: 0 }
+  const stats: ChangeStats = { observations: 0, changes: 0, datedChanges: 0, exposureDays: 0, lastModifiedDays: 0, censoredDays: [], datedAgesDays: [], spanDays: 0 }
   for (const o of history.observations) {
     const t = o.intervalMs === null ? null : o.intervalMs / DAY_MS
     const a = useLastModified && o.lastModifiedAgeMs !== undefined && o.lastModifiedAgeMs >= 0 ? o.lastModifiedAgeMs / DAY_MS : null
     if (t === null) {
-      // A first fetch: only a trusted Last-Modified says anything (the page's age).
+      // A first fetch: only Last-Modified says anything, that the content is at least
+      // that old. Not counted as a change: it is as often the page's creation.
       if (a !== null) {
         stats.observations++
-        stats.datedChanges++
-        stats.datedAgesDays.push(a)
         stats.exposureDays += a
+        stats.lastModifiedDays += a
         stats.spanDays += a
       }
       continue
@@ -90,6 +93,7 @@ export function summarizeHistory (history: ChangeHistory, options: { useLastModi
         stats.datedChanges++
         stats.datedAgesDays.push(a)
         stats.exposureDays += a
+        stats.lastModifiedDays += a
       } else {
         stats.censoredDays.push(t)
       }
@@ -157,7 +161,7 @@ export function historyPosterior (history: ChangeHistory, prior: SitePrior, opti
     return { weights: posteriorOnGrid(without, prior).weights, stats: without, lastModifiedWeight: 0 }
   }
   const withDates = summarizeHistory(history, { useLastModified: true })
-  if (withDates.datedChanges === 0) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 0 }
+  if (withDates.lastModifiedDays === 0) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 0 }
   if ('weight' in use && use.weight >= 1) return { weights: posteriorOnGrid(withDates, prior).weights, stats: withDates, lastModifiedWeight: 1 }
   const without = summarizeHistory(history, { useLastModified: false })
   const a = posteriorOnGrid(withDates, prior)

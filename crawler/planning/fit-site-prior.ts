@@ -41,12 +41,12 @@ export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePr
     const withDates = summarizeHistory(h, { useLastModified: true })
     const use = lastModifiedUse(h, options.site ?? null)
     // Weighed dates are weighed once, under the starting prior.
-    const weight = withDates.datedChanges === 0 ? 1 : 'weight' in use ? use.weight : historyPosterior(h, start, { site: options.site }).lastModifiedWeight
+    const weight = withDates.lastModifiedDays === 0 ? 1 : 'weight' in use ? use.weight : historyPosterior(h, start, { site: options.site }).lastModifiedWeight
     const without = summarizeHistory(h, { useLastModified: false })
     const main = weight >= 0.5 ? withDates : without
     if (main.observations === 0) continue
     observations += main.observations
-    if (withDates.datedChanges === 0 || weight >= 0.999) informative.push({ dated: logLikelihoodOnGrid(withDates), undated: null, weight: 1 })
+    if (withDates.lastModifiedDays === 0 || weight >= 0.999) informative.push({ dated: logLikelihoodOnGrid(withDates), undated: null, weight: 1 })
     else if (weight <= 0.001) informative.push({ dated: logLikelihoodOnGrid(without), undated: null, weight: 1 })
     else informative.push({ dated: logLikelihoodOnGrid(withDates), undated: logLikelihoodOnGrid(without), weight })
   }

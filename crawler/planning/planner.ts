@@ -55,6 +55,8 @@ export interface PlanOptions {
    * rhythm. Off (null) by default, since the index rule already weighs staleness.
    */
   maxIntervalMs?: number | null
+  /** Length of the plan's rounds (default ROUND_MS). */
+  roundMs?: number
 }
 
 export interface PlannedFetch {
@@ -99,6 +101,33 @@ interface Scored {
   index: number
   overdue: boolean
   rank: number
+  atMs: number
+  firstFetch: boolean
+  /** Already planned in an earlier round of this plan. */
+  again: boolean
+}
+
+/**
+ * The `room` candidates a round's slots go to: overdue ones first (longest
+ * unfetched first), then the highest indices; the key breaks ties.
+ */
+function pickRound (list: readonly PlanCandidate[], index: Float64Array, elapsed: Float64Array, overdue: number[], regular: number[], room: number): number[] {
+  overdue.sort((a, b) => elapsed[b] - elapsed[a] || compareKeys(list[a].key, list[b].key))
+  const picked = overdue.slice(0, room)
+  const left = room - picked.length
+  if (left <= 0) return picked
+  let pool = regular
+  if (regular.length > left) {
+    // Only candidates at or above the left-th largest index can win: find it with a native numeric sort.
+    const values = new Float64Array(regular.length)
+    for (let k = 0; k < regular.length; k++) values[k] = index[regular[k]]
+    values.sort()
+    const threshold = values[values.length - left]
+    pool = regular.filter(i => index[i] >= threshold)
+  }
+  pool.sort((a, b) => index[b] - index[a] || compareKeys(list[a].key, list[b].key))
+  for (let k = 0; k < left && k < pool.length; k++) picked.push(pool[k])
+  return picked
 }
 
 /** Code-unit order: stable and cheap, unlike a locale-aware comparison. */
@@ -143,58 +172,73 @@ export function planRevisits (candidates: readonly PlanCandidate[], options: Pla
   return { fetches, origins }
 }
 
+/**
+ * A plan is chosen in rounds of at most this long: each round's slots go to
+ * the highest indices at the round's start, counting the fetches of earlier
+ * rounds, so a resource worth revisiting within the plan's horizon gets a
+ * second slot (the index rule applied at each slot, in batches).
+ */
+export const ROUND_MS = 6 * 3_600_000
+
 function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions): { fetches: PlannedFetch[], summary: OriginPlan } {
   const { now } = options
   const perDay = options.requestsPerDayByOrigin?.[origin] ?? options.requestsPerDay
   const slots = slotTimes(now, options.horizonMs, perDay, options.lastRequestAtMs?.[origin])
   const maxInterval = options.maxIntervalMs ?? null
+  const roundMs = Math.max(options.roundMs ?? ROUND_MS, 1)
   const prior = options.prior ?? UNKNOWN
   const n = list.length
+  // When each candidate was last fetched, counting this plan's earlier rounds (NaN: never).
+  const last = Float64Array.from(list, c => c.lastFetchedAtMs ?? NaN)
+  const planned = new Uint8Array(n)
   const index = new Float64Array(n)
   const elapsed = new Float64Array(n)
-  const overdue: number[] = []
-  const regular: number[] = []
-  for (let i = 0; i < n; i++) {
-    const c = list[i]
-    elapsed[i] = c.lastFetchedAtMs === null ? Infinity : Math.max(now - c.lastFetchedAtMs, 0) / DAY_MS
-    index[i] = revisitIndex(c.estimate?.posterior ?? prior, elapsed[i], c.weight ?? 1)
-    if (maxInterval !== null && c.lastFetchedAtMs !== null && now - c.lastFetchedAtMs > maxInterval) overdue.push(i)
-    else regular.push(i)
-  }
-  // Overdue first (longest unfetched first), then the highest index; the key breaks ties.
-  overdue.sort((a, b) => elapsed[b] - elapsed[a] || compareKeys(list[a].key, list[b].key))
-  const picked = overdue.slice(0, slots.length)
-  const room = slots.length - picked.length
-  if (room > 0) {
-    let pool = regular
-    if (regular.length > room) {
-      // Only candidates at or above the room-th largest index can win: find it with a native numeric sort.
-      const values = new Float64Array(regular.length)
-      for (let k = 0; k < regular.length; k++) values[k] = index[regular[k]]
-      values.sort()
-      const threshold = values[values.length - room]
-      pool = regular.filter(i => index[i] >= threshold)
+  const chosen: Scored[] = []
+  let firstCutoff: number | null = null
+  for (let s = 0; s < slots.length;) {
+    const at = slots[s]
+    let e = s
+    while (e < slots.length && slots[e] < at + roundMs) e++
+    const overdue: number[] = []
+    const regular: number[] = []
+    for (let i = 0; i < n; i++) {
+      const c = list[i]
+      elapsed[i] = Number.isNaN(last[i]) ? Infinity : Math.max(at - last[i], 0) / DAY_MS
+      index[i] = revisitIndex(c.estimate?.posterior ?? prior, elapsed[i], c.weight ?? 1)
+      // A resource already planned comes back only if it beats the first round's cut-off:
+      // spare slots are not a reason to ask again.
+      if (planned[i] === 1 && !(firstCutoff !== null && index[i] >= firstCutoff)) continue
+      if (maxInterval !== null && !Number.isNaN(last[i]) && at - last[i] > maxInterval) overdue.push(i)
+      else regular.push(i)
     }
-    pool.sort((a, b) => index[b] - index[a] || compareKeys(list[a].key, list[b].key))
-    for (let k = 0; k < room && k < pool.length; k++) picked.push(pool[k])
+    const picked = pickRound(list, index, elapsed, overdue, regular, e - s)
+    if (s === 0) firstCutoff = picked.length === e - s && picked.length > 0 ? index[picked[picked.length - 1]] : null
+    picked.forEach((i, k) => {
+      const c = list[i]
+      chosen.push({
+        candidate: c,
+        posterior: c.estimate?.posterior ?? prior,
+        elapsedDays: elapsed[i],
+        index: index[i],
+        overdue: k < overdue.length,
+        rank: k + 1,
+        atMs: slots[s + k],
+        firstFetch: Number.isNaN(last[i]),
+        again: planned[i] === 1
+      })
+      last[i] = slots[s + k]
+      planned[i] = 1
+    })
+    s = e
   }
-  const overduePicked = Math.min(overdue.length, slots.length)
-  const chosen: Scored[] = picked.map((i, k) => ({
-    candidate: list[i],
-    posterior: list[i].estimate?.posterior ?? prior,
-    elapsedDays: elapsed[i],
-    index: index[i],
-    overdue: k < overduePicked,
-    rank: k + 1
-  }))
-  const cutoff = chosen.length > 0 ? chosen[chosen.length - 1].index : null
+  const cutoff = chosen.length > 0 ? Math.min(...chosen.filter(c => !c.overdue).map(c => c.index)) : null
   const unconditionalAbove = options.unconditionalAbove ?? UNCONDITIONAL_ABOVE
 
-  const fetches: PlannedFetch[] = chosen.map((s, i) => {
+  const fetches: PlannedFetch[] = chosen.map(s => {
     const c = s.candidate
     const p = changeProbability(s.posterior, s.elapsedDays)
     const mode = chooseFetchMode({
-      firstFetch: c.lastFetchedAtMs === null,
+      firstFetch: s.firstFetch,
       validatorsPresent: c.validators.present,
       quality: c.validators.quality,
       validatorsBroken: c.validators.broken,
@@ -203,14 +247,14 @@ function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions
     const rate = c.estimate?.ratePerDay ?? null
     const why = s.overdue
       ? `unfetched for ${formatDays(s.elapsedDays)}, past the ${formatDays((maxInterval ?? 0) / DAY_MS)} limit`
-      : c.lastFetchedAtMs === null
+      : s.firstFetch
         ? 'never fetched'
-        : `${formatDays(s.elapsedDays)} since the last fetch, P(changed) ${p.toFixed(2)}; index ${s.index.toPrecision(3)} ranks ${s.rank} of ${n}`
+        : `${formatDays(s.elapsedDays)} since the ${s.again ? 'fetch planned earlier in this plan' : 'last fetch'}, P(changed) ${p.toFixed(2)}; index ${s.index.toPrecision(3)} ranks ${s.rank} of ${n}`
     const estimate = rate === null ? 'no estimate yet' : `estimated one change every ${formatDays(1 / rate)}`
     return {
       key: c.key,
       origin,
-      atMs: slots[i],
+      atMs: s.atMs,
       mode: mode.mode,
       conditional: mode.conditional,
       audit: false,
@@ -222,7 +266,8 @@ function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions
   })
 
   const auditShare = options.auditShare ?? AUDIT_SHARE
-  const revalidations = fetches.map((f, i) => ({ f, c: chosen[i].candidate })).filter(e => e.f.conditional)
+  // A second fetch in the same plan has no 304 history yet to audit.
+  const revalidations = fetches.map((f, i) => ({ f, c: chosen[i].candidate, again: chosen[i].again })).filter(e => e.f.conditional && !e.again)
   const auditees = selectAudits(
     revalidations.map(({ c }) => ({ key: c.key, weight: c.weight ?? 1, unverifiedSinceMs: c.unverifiedSinceMs, confirmed: c.validators.confirmed === true })),
     now,

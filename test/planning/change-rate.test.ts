@@ -69,7 +69,7 @@ t.test('irregular intervals are handled: the likelihood equation and the posteri
 
 t.test('the maximum-likelihood rate solves the censored equation and is 0 or infinite at the edges', async t => {
   // One changed interval of 2 days, 10 unchanged days: 2 / (e^(2λ) − 1) = 10.
-  const stats = { observations: 2, changes: 1, datedChanges: 0, exposureDays: 10, censoredDays: [2], datedAgesDays: [], spanDays: 12 }
+  const stats = { observations: 2, changes: 1, datedChanges: 0, exposureDays: 10, lastModifiedDays: 0, censoredDays: [2], datedAgesDays: [], spanDays: 12 }
   const rate = maximumLikelihoodRate(stats)
   t.ok(Math.abs(2 / Math.expm1(2 * rate) - 10) < 1e-6, `λ = ${rate}`)
   t.equal(maximumLikelihoodRate({ ...stats, changes: 0, censoredDays: [] }), 0)

@@ -81,7 +81,8 @@ t.test('on a site with lying dates, dates that look like the lies count for litt
   t.ok(churning.ratePerDay < 1, `so the page is not written off as changing ${churning.ratePerDay.toFixed(2)} times a day`)
   let honest = appendObservation(emptyHistory(), { atMs: 0, intervalMs: null, changed: false, evidence: 'digest', lastModifiedAgeMs: 12 * DAY })
   honest = appendObservation(honest, { atMs: 10 * DAY, intervalMs: 10 * DAY, changed: true, evidence: 'digest', lastModifiedAgeMs: 4 * DAY })
-  honest = { ...honest, lastModified: { state: 'unknown', dated: 1, steady: 0, reason: 'test' } }
+  honest = appendObservation(honest, { atMs: 20 * DAY, intervalMs: 10 * DAY, changed: true, evidence: 'digest', lastModifiedAgeMs: 6 * DAY })
+  honest = { ...honest, lastModified: { state: 'unknown', dated: 2, steady: 0, reason: 'test' } }
   const days = estimateChangeRate(honest, prior, { site })
   t.ok(days.lastModifiedWeight > 0.95, `dates days old, unlike any lie seen, weigh ${days.lastModifiedWeight.toFixed(3)}`)
 })

@@ -1,0 +1,67 @@
+import { PoissonSchedule, type SiteDefinition } from '../../fixture-server/index.js'
+import { normalQuantile } from '../sim/normal-quantile.js'
+import { Prng } from '../sim/prng.js'
+
+const DAY = 86_400_000
+
+export interface BandwidthSiteParams {
+  pages: number
+  rateMedian: number
+  rateSigma: number
+  bodyMedian: number
+  bodySigma: number
+  /** A padding header's length, so response headers come to about 400 B as in the seed. */
+  headerPad: number
+  renderMs: number
+  seed: number
+}
+
+export interface BandwidthPage {
+  path: string
+  ratePerDay: number
+  bodyBytes: number
+}
+
+/**
+ * The fixture site the bandwidth benchmark crawls: `pages` HTML pages with
+ * strong ETags and honest Last-Modified, bodies log-normal around 20 KB, and
+ * meaningful changes as seeded Poisson processes on site time (ln rate drawn
+ * by strata, as in S1).
+ */
+export function bandwidthSite (p: BandwidthSiteParams): { definition: SiteDefinition, pages: BandwidthPage[] } {
+  const rng = new Prng(p.seed, 0)
+  const strata = Array.from({ length: p.pages }, (_, i) => i)
+  for (let i = strata.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1))
+    const swap = strata[i]
+    strata[i] = strata[j]
+    strata[j] = swap
+  }
+  const pages: BandwidthPage[] = strata.map((stratum, i) => ({
+    path: `/p/${String(i).padStart(5, '0')}`,
+    ratePerDay: Math.exp(Math.log(p.rateMedian) + p.rateSigma * normalQuantile((stratum + rng.nextOpen() * (1 - 1e-12)) / p.pages)),
+    bodyBytes: Math.max(256, Math.round(Math.exp(Math.log(p.bodyMedian) + p.bodySigma * rng.normal())))
+  }))
+  const definition: SiteDefinition = {
+    seed: `bandwidth-${p.seed}`,
+    routes: pages.map(page => ({
+      path: page.path,
+      body: { type: 'html', size: page.bodyBytes },
+      etag: 'hash',
+      lastModified: 'honest',
+      changes: { poisson: { rate: page.ratePerDay, per: '1d' } },
+      ...(p.renderMs > 0 ? { renderMs: p.renderMs } : {}),
+      ...(p.headerPad > 0 ? { headers: { 'x-bench-padding': 'p'.repeat(p.headerPad) } } : {})
+    }))
+  }
+  return { definition, pages }
+}
+
+/**
+ * The true change times of each page, rebuilt from the same seeded schedules
+ * the fixture site uses (fixture-server/route-behaviour.ts: key "main PATH").
+ */
+export function changeTimes (definition: SiteDefinition, pages: readonly BandwidthPage[], startMs: number, untilMs: number): number[][] {
+  const seed = String(definition.seed)
+  return pages.map(page => new PoissonSchedule(seed, `main ${page.path}`, page.ratePerDay / DAY, startMs).eventsUntil(untilMs))
+}
