@@ -11,6 +11,10 @@ import { judgeStorability } from './policy/cache.js'
 import { mayStartRequest, type BudgetName } from './policy/budgets.js'
 import { startTally, type TimeoutTally } from './policy/timeouts.js'
 import { decideVisit } from './policy/visit.js'
+import { planVisit } from './policy/plan-visit.js'
+import { fitSitePrior } from './planning/fit-site-prior.js'
+import { budgetScaledPrior, type SitePrior } from './planning/site-prior.js'
+import type { ChangeHistory } from './planning/change-history.js'
 import { ReportBuilder } from './report-builder.js'
 import { newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
 import type { OriginWait, RunContext } from './run-context.js'
@@ -68,6 +72,9 @@ class CrawlRun implements RunContext {
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
   private readonly deferrals = new Map<string, { untilMs: number, reason: string, signal: string }>()
   private readonly stoppedOrigins = new Map<string, string>()
+  private readonly priors = new Map<string, SitePrior>()
+  /** Origins whose first request of the run (under --plan) is on its way: the rest wait for its clock. */
+  private readonly probing = new Set<string>()
   private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
   private scheduler: Scheduler<ResourceTask> | null = null
   private phase: 1 | 2 = 1
@@ -185,6 +192,24 @@ class CrawlRun implements RunContext {
     this.emit({ type: 'origin-stopped', origin, reason })
   }
 
+  /**
+   * The site prior change-rate estimates start from (`--plan`): one change per run
+   * interval to begin with, then fitted to the histories the store holds for the
+   * origin's seeds (empirical Bayes, crawler/planning/fit-site-prior.ts).
+   */
+  private priorFor (origin: string): SitePrior {
+    let prior = this.priors.get(origin)
+    if (prior === undefined) {
+      const seeds = this.opts.urls.filter(u => new URL(u).origin === origin)
+      const n = Math.max(1, seeds.length)
+      const histories = seeds.map(u => this.store.find(u, this.opts.requestHeaders)?.changeHistory)
+        .filter((h): h is ChangeHistory => h !== undefined && h !== null)
+      prior = fitSitePrior(histories, budgetScaledPrior(n, n))
+      this.priors.set(origin, prior)
+    }
+    return prior
+  }
+
   /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
   prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
     const url = new URL(task.url)
@@ -194,9 +219,23 @@ class CrawlRun implements RunContext {
       this.finish(task, { outcome: 'out-of-scope', reason: task.decision.reason, status: null, record: null, validator: validatorReport(null, null, null, null), requestContext: this.opts.headers })
       return
     }
+    if (this.opts.plan && this.phase === 1 && !this.clocks.confirmed(origin)) {
+      // a plan weighs the time since the stored copy in the server's time: one request
+      // goes first and tells the origin's clock; the origin's other resources wait for it
+      if (this.probing.has(origin)) {
+        this.postponed.push(task)
+        return
+      }
+      this.probing.add(origin)
+    }
     const headers = this.requestHeaders(task)
     task.record = this.store.find(task.url, headers)
     task.decision = decideVisit({ record: task.record, requestHeaders: headers, serverNowMs: this.serverNow(origin), revalidateAlways: this.opts.revalidateAlways })
+    if (this.opts.plan) {
+      const planned = planVisit(task.record, task.decision, this.priorFor(origin), this.serverNow(origin))
+      task.decision = planned.decision
+      task.plan = planned.plan
+    }
     if (task.decision.action === 'reuse') {
       if (this.phase === 1 && !this.clocks.confirmed(origin)) {
         this.postponed.push(task)

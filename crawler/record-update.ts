@@ -1,5 +1,7 @@
 import { parseHttpDate } from '../common/http-date.js'
 import type { Outcome } from '../reports/report-types.js'
+import { emptyHistory, type ChangeHistory } from './planning/change-history.js'
+import { recordFetch, type StoredCopy } from './planning/record-fetch.js'
 import type { Storability } from './policy/cache.js'
 import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests } from './policy/change.js'
 import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from './policy/not-modified.js'
@@ -42,6 +44,22 @@ function previousValidators (record: StoredRecord | null): PreviousValidators | 
     etagChurning: record.etagChurning,
     qualityNote: record.qualityNote
   }
+}
+
+/** What change-rate estimation needs to know of the stored copy (crawler/planning/record-fetch.ts). */
+function storedCopy (record: StoredRecord | null): StoredCopy | null {
+  if (record === null || record.digestStrict === null) return null
+  return {
+    fetchedAtMs: Math.max(record.collectedAtMs, record.revalidatedAtMs ?? 0),
+    verifiedAtMs: record.collectedAtMs,
+    lastModifiedMs: record.lastModified === null ? null : parseHttpDate(record.lastModified, record.responseDateMs)
+  }
+}
+
+/** The resource's change history with this answer added: a 200 as the digests' judgement, a 304 as the server's claim. */
+function nextHistory (record: StoredRecord | null, atMs: number, status: 200 | 304, contentChanged: boolean, lastModified: string | null): ChangeHistory {
+  const outcome = { atMs, status, contentChanged, lastModifiedMs: lastModified === null ? null : parseHttpDate(lastModified, atMs) }
+  return recordFetch(record?.changeHistory ?? emptyHistory(), storedCopy(record), outcome).history
 }
 
 /** The server's time of a response: its Date, or the caller's estimate when it has none (RFC 9110 section 6.6.1). */
@@ -140,7 +158,8 @@ export function updateFromFullResponse (input: FullResponseInput): FullResponseU
     etagChurning: validator.etagChurning,
     lastStatus: input.status,
     lastOutcome: outcome,
-    lastSeenMs: atMs
+    lastSeenMs: atMs,
+    changeHistory: nextHistory(previous, atMs, 200, change.changed, lastModified)
   }
   const observation: Observation = {
     atMs,
@@ -211,7 +230,8 @@ export function updateFromNotModified (input: NotModifiedInput): NotModifiedUpda
     etagChurning: validator.etagChurning,
     lastStatus: 304,
     lastOutcome: 'unchanged',
-    lastSeenMs: atMs
+    lastSeenMs: atMs,
+    changeHistory: nextHistory(record, atMs, 304, false, lastModified)
   }
   delete (write as Partial<StoredRecord>).id
   const observation: Observation = {

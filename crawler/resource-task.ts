@@ -31,6 +31,8 @@ export interface ResourceTask {
   failedRevalidation: string | null
   storability: Storability | null
   bytes: { received: number, body: number, decompressed: number }
+  /** The planner's note (`--plan`), for the report. */
+  plan: ResourceReport['plan']
   finished: boolean
 }
 
@@ -51,6 +53,7 @@ export function newTask (index: number, seed: string): ResourceTask {
     failedRevalidation: null,
     storability: null,
     bytes: { received: 0, body: 0, decompressed: 0 },
+    plan: null,
     finished: false
   }
 }
@@ -131,7 +134,7 @@ export function resourceReport (task: ResourceTask, end: TaskEnd): ResourceRepor
     redirects: task.redirects,
     digest: { strict: record?.digestStrict ?? null, semantic: record?.digestSemantic ?? null },
     bytes: { ...task.bytes },
-    plan: null,
+    plan: task.plan,
     change: end.change ?? null
   }
 }

@@ -100,6 +100,13 @@ export const migrations: readonly Migration[] = [
         );
       `)
     }
+  },
+  {
+    version: 2,
+    description: 'a change history per resource (plain JSON, crawler/planning/change-history.ts) for change-rate estimates',
+    up: db => {
+      db.exec('ALTER TABLE resources ADD COLUMN change_history TEXT')
+    }
   }
 ]
 

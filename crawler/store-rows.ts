@@ -1,4 +1,5 @@
 import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
+import { checkChangeHistory, type ChangeHistory } from './planning/change-history.js'
 import { formatVary, parseVary } from './policy/vary.js'
 import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
 
@@ -29,6 +30,18 @@ export interface ResourceRow {
   last_status: number | null
   last_outcome: string | null
   last_seen_ms: number | null
+  change_history: string | null
+}
+
+/** A stored history, or null when absent or not one (it is derived data: start afresh rather than fail). */
+function historyFromColumn (text: string | null): ChangeHistory | null {
+  if (text === null) return null
+  try {
+    const value: unknown = JSON.parse(text)
+    return checkChangeHistory(value) === null ? value as ChangeHistory : null
+  } catch {
+    return null
+  }
 }
 
 export function fromRow (row: ResourceRow): StoredRecord {
@@ -57,7 +70,8 @@ export function fromRow (row: ResourceRow): StoredRecord {
     etagChurning: row.etag_churning === 1,
     lastStatus: row.last_status,
     lastOutcome: row.last_outcome as Outcome | null,
-    lastSeenMs: row.last_seen_ms
+    lastSeenMs: row.last_seen_ms,
+    changeHistory: historyFromColumn(row.change_history ?? null)
   }
 }
 
@@ -86,7 +100,8 @@ export function toParams (w: RecordWrite): Record<string, unknown> {
     etag_churning: w.etagChurning ? 1 : 0,
     last_status: w.lastStatus,
     last_outcome: w.lastOutcome,
-    last_seen_ms: w.lastSeenMs === null ? null : Math.round(w.lastSeenMs)
+    last_seen_ms: w.lastSeenMs === null ? null : Math.round(w.lastSeenMs),
+    change_history: w.changeHistory === undefined || w.changeHistory === null ? null : JSON.stringify(w.changeHistory)
   }
 }
 

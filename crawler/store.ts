@@ -120,10 +120,10 @@ export class Store {
       upsert: db.prepare<Record<string, unknown>, { id: number }>(`
         INSERT INTO resources (url, variant_key, vary, request_context, status, response_headers, etag, last_modified,
           response_date_ms, collected_at_ms, revalidated_at_ms, digest_strict, digest_semantic, body_bytes, wire_body_bytes,
-          retained, no_store, quality, quality_evidence, quality_note, etag_churning, last_status, last_outcome, last_seen_ms)
+          retained, no_store, quality, quality_evidence, quality_note, etag_churning, last_status, last_outcome, last_seen_ms, change_history)
         VALUES (@url, @variant_key, @vary, @request_context, @status, @response_headers, @etag, @last_modified,
           @response_date_ms, @collected_at_ms, @revalidated_at_ms, @digest_strict, @digest_semantic, @body_bytes, @wire_body_bytes,
-          @retained, @no_store, @quality, @quality_evidence, @quality_note, @etag_churning, @last_status, @last_outcome, @last_seen_ms)
+          @retained, @no_store, @quality, @quality_evidence, @quality_note, @etag_churning, @last_status, @last_outcome, @last_seen_ms, @change_history)
         ON CONFLICT (url, variant_key) DO UPDATE SET
           vary = excluded.vary, request_context = excluded.request_context, status = excluded.status,
           response_headers = excluded.response_headers, etag = excluded.etag, last_modified = excluded.last_modified,
@@ -133,7 +133,8 @@ export class Store {
           wire_body_bytes = excluded.wire_body_bytes, retained = excluded.retained, no_store = excluded.no_store,
           quality = excluded.quality, quality_evidence = excluded.quality_evidence, quality_note = excluded.quality_note,
           etag_churning = excluded.etag_churning, last_status = excluded.last_status,
-          last_outcome = excluded.last_outcome, last_seen_ms = excluded.last_seen_ms
+          last_outcome = excluded.last_outcome, last_seen_ms = excluded.last_seen_ms,
+          change_history = coalesce(excluded.change_history, resources.change_history)
         RETURNING id`),
       noteAnswer: db.prepare<[number | null, string, number, number]>('UPDATE resources SET last_status = ?, last_outcome = ?, last_seen_ms = ? WHERE id = ?'),
       insertChunk: db.prepare<[string, number, Buffer]>('INSERT INTO bodies (staging, seq, data) VALUES (?, ?, ?)'),

@@ -1,4 +1,5 @@
 import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
+import type { ChangeHistory } from './planning/change-history.js'
 import type { VaryNames } from './policy/vary.js'
 
 export type Retain = 'body' | 'headers' | 'none'
@@ -36,6 +37,8 @@ export interface StoredRecord {
   lastStatus: number | null
   lastOutcome: Outcome | null
   lastSeenMs: number | null
+  /** What each answer showed about change, for change-rate estimates (`--plan`); absent before the first. */
+  changeHistory?: ChangeHistory | null
 }
 
 /** The fields a write supplies; the store assigns `id`. */

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Store, BODY_CHUNK_BYTES } from '../../crawler/store.js'
-import { LATEST_SCHEMA_VERSION, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../crawler/store-migrations.js'
+import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../crawler/store-migrations.js'
 import type { RecordWrite } from '../../crawler/stored-record.js'
 
 function write (over: Partial<RecordWrite> = {}): RecordWrite {
@@ -176,4 +176,21 @@ t.test('a store with a newer schema is refused as too new and not modified', asy
 
 t.test('a store in a directory that does not exist is a clear input error', async t => {
   t.throws(() => Store.open(join(t.testdir(), 'no', 'such', 'dir', 's.sqlite')), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND' })
+})
+
+t.test('a store of an older schema is migrated in order when opened, and keeps its records', async t => {
+  const path = join(t.testdir(), 'old.sqlite')
+  const db = new Database(path)
+  db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+  db.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?)').run('application_id', STORE_APPLICATION_ID, 'schema_version', '1')
+  migrations[0].up(db)
+  db.prepare(`INSERT INTO resources (url, variant_key, request_context, status, response_headers, etag, response_date_ms, collected_at_ms,
+    retained, quality, quality_evidence) VALUES ('http://127.0.0.1:1/kept', '', '{}', 200, '{}', '"k"', 1, 1, 'none', 'ok', '')`).run()
+  db.close()
+  const store = Store.open(path)
+  t.teardown(() => { store.close() })
+  t.equal(Number(store.meta().schema_version), LATEST_SCHEMA_VERSION)
+  const record = store.find('http://127.0.0.1:1/kept', {})
+  t.equal(record?.etag, '"k"')
+  t.equal(record?.changeHistory, null)
 })
