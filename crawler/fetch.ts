@@ -172,6 +172,8 @@ export class Fetcher {
         response.body.on('error', () => {})
         response.body.resume()
         result.complete = true
+        // a 204 is content too: empty content, digested as such
+        if (response.statusCode === 204 && sink !== null) result.digests = new ContentDigester(result.headers['content-type']).digest()
         return result
       }
       await this.readBody(response.body, result, hooks, sink)
