@@ -19,3 +19,5 @@ export { judgeNotModified, mergeNotModifiedHeaders } from './policy/not-modified
 export { decideVisit, type VisitDecision, type VisitInput } from './policy/visit.js'
 export { parseVary, variantKey } from './policy/vary.js'
 export { updateFromFullResponse, updateFromNotModified, headersToKeep } from './record-update.js'
+export { planVisit, type PlanNote } from './policy/plan-visit.js'
+export { OriginClocks } from './origin-clocks.js'
