@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { errors } from '../common/errors.js'
@@ -7,6 +7,7 @@ import { crawl } from '../crawler/crawl.js'
 import { startFixtureSite } from '../fixture-server/index.js'
 import { bandwidthSite, changeTimes } from './bandwidth/bandwidth-site.js'
 import { visitsFrom, wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
+import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
 import { PlannerWay } from './bandwidth/planner-way.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
 
@@ -24,14 +25,17 @@ export interface BandwidthBenchOptions {
   renderMs: number
   seed: number
   json: boolean
+  out: string | null
 }
 
 export interface BandwidthBenchResult {
   bench: 'bandwidth'
-  parameters: Omit<BandwidthBenchOptions, 'json'> & { requestsPerDay: number, medianBodyBytes: number, meanHeaderBytes: number }
+  parameters: Omit<BandwidthBenchOptions, 'json' | 'out'> & { requestsPerDay: number, medianBodyBytes: number, meanHeaderBytes: number }
   ways: Array<{ way: BandwidthWay, figures: WayFigures }>
   targets: Array<{ id: string, description: string, value: number, target: number, met: boolean }>
   seconds: number
+  /** Files written with --out. */
+  files: string[]
 }
 
 export const bandwidthBenchOptions: readonly BenchFlag[] = [
@@ -42,7 +46,8 @@ export const bandwidthBenchOptions: readonly BenchFlag[] = [
   { flags: '--rate-sigma <sd>', name: 'rateSigma', default: '2', help: 'standard deviation of ln rate' },
   { flags: '--render-ms <ms>', name: 'renderMs', default: '1', help: 'server work per request, paid by a 304 as by a 200' },
   { flags: '--seed <n>', name: 'seed', default: '1', help: 'seed of the site and its change processes' },
-  { flags: '--json', name: 'json', default: false, help: 'print one JSON object with every figure' }
+  { flags: '--json', name: 'json', default: false, help: 'print one JSON object with every figure' },
+  { flags: '--out <dir>', name: 'out', default: undefined, help: 'also write bench-bandwidth.json and .html (bytes by way) to this directory, e.g. reports/out' }
 ]
 
 function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
@@ -62,7 +67,8 @@ function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
     rateSigma: num('rateSigma', 'rate-sigma', 2, n => n >= 0 && n <= 5, 'must be between 0 and 5'),
     renderMs: num('renderMs', 'render-ms', 1, n => n >= 0 && n <= 1000, 'must be between 0 and 1000'),
     seed: num('seed', 'seed', 1, whole(0), 'must be a whole number'),
-    json: raw.json === true
+    json: raw.json === true,
+    out: raw.out === undefined || raw.out === null || raw.out === false ? null : String(raw.out)
   }
 }
 
@@ -127,13 +133,28 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
       targets.push({ id: '304-saving', description: `smallest share of bytes a 304 saved on a 20 KB page (${conditional.notModifiedSaving.pages20k} such 304s)`, value: conditional.notModifiedSaving.min, target: 0.975, met: conditional.notModifiedSaving.min >= 0.975 })
     }
   }
-  return {
+  const result: BandwidthBenchResult = {
     bench: 'bandwidth',
     parameters: { pages: o.pages, days: o.days, ratio: o.ratio, rateMedian: o.rateMedian, rateSigma: o.rateSigma, renderMs: o.renderMs, seed: o.seed, requestsPerDay: perDay, medianBodyBytes: 20_000, meanHeaderBytes: fullHeaders.reduce((a, b) => a + b, 0) / Math.max(fullHeaders.length, 1) },
     ways,
     targets,
-    seconds: (performance.now() - started) / 1000
+    seconds: (performance.now() - started) / 1000,
+    files: []
   }
+  if (o.out !== null) result.files = await writeResults(o.out, result)
+  return result
+}
+
+async function writeResults (dir: string, result: BandwidthBenchResult): Promise<string[]> {
+  const base = join(dir, 'bench-bandwidth')
+  try {
+    await mkdir(dir, { recursive: true })
+    await writeFile(`${base}.json`, JSON.stringify(result, null, 2) + '\n')
+    await writeFile(`${base}.html`, renderBandwidthPage(result))
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${JSON.stringify(dir)}: cannot write the results there (${(err as Error).message})`, { cause: err })
+  }
+  return [`${base}.json`, `${base}.html`]
 }
 
 /** The header block of each page's first (full) response: the oracle's "headers only" cost. */
