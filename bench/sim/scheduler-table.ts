@@ -21,11 +21,11 @@ export function formatSchedulerTable (r: SchedulerBenchResult): string {
   for (const run of r.runs) {
     lines.push('')
     lines.push(`B/N ${run.ratio} (${Math.round(run.requestsPerDay)} requests a day). By the rules alone: uniform ${run.analytic.uniform.toFixed(4)}, optimal ${run.analytic.optimal.toFixed(4)}`)
-    lines.push(head)
     const broken = run.policies.find(pol => pol.brokenValidators > 0)
     if (broken !== undefined) {
-      lines.push(`validators answering 304 to everything: ${broken.brokenValidators}; caught by the last day: ${run.policies.map(pol => `${pol.policy} ${pol.caughtBroken}`).join(', ')}`)
+      lines.push(`Validators answering 304 to everything: ${broken.brokenValidators}; caught by the last day: ${run.policies.map(pol => `${pol.policy} ${pol.caughtBroken}`).join(', ')}`)
     }
+    lines.push(head)
     for (const pol of run.policies) {
       for (const w of pol.windows) {
         lines.push([
