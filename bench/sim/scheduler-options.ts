@@ -86,7 +86,9 @@ const share = (n: number): string | null => n >= 0 && n <= 1 ? null : 'must be b
 export function parseSchedulerOptions (raw: Record<string, unknown> = {}): SchedulerBenchOptions {
   const pages = num(raw, 'pages', 'pages', 10000, integer(10))
   const long = raw.long === true
-  const days = num(raw, 'days', 'days', long ? 420 : 180, integer(1))
+  // --long lengthens the run and adds the late window, whatever --days and --window say (a
+  // command-line parser hands over their defaults as if given).
+  const days = Math.max(num(raw, 'days', 'days', 180, integer(1)), long ? 420 : 0)
   let ratios: number[]
   if (raw.sweep === true) {
     ratios = SWEEP_RATIOS
@@ -100,21 +102,17 @@ export function parseSchedulerOptions (raw: Record<string, unknown> = {}): Sched
     })
   }
   const budget = raw.budget === undefined || raw.budget === null ? null : num(raw, 'budget', 'budget', 0, positive)
-  let windows: Array<[number, number]>
-  if (long && raw.window === undefined) {
-    windows = [[60, 180], [300, 420]]
-  } else {
-    const w = String(raw.window ?? '60-180')
-    windows = w.split(',').map(part => {
-      const m = /^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$/.exec(part)
-      if (m === null) bad('window', w, 'write it as FROM-TO in days, e.g. 60-180')
-      const from = Number(m[1])
-      const to = Number(m[2])
-      if (!(to > from)) bad('window', w, 'the window must end after it starts')
-      if (to > days) bad('window', w, `the window ends after the last simulated day (${days}); raise --days`)
-      return [from, to] as [number, number]
-    })
-  }
+  const w = String(raw.window ?? '60-180')
+  const windows: Array<[number, number]> = w.split(',').map(part => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$/.exec(part)
+    if (m === null) bad('window', w, 'write it as FROM-TO in days, e.g. 60-180')
+    const from = Number(m[1])
+    const to = Number(m[2])
+    if (!(to > from)) bad('window', w, 'the window must end after it starts')
+    if (to > days) bad('window', w, `the window ends after the last simulated day (${days}); raise --days`)
+    return [from, to] as [number, number]
+  })
+  if (long && !windows.some(([from, to]) => from === 300 && to === 420)) windows.push([300, 420])
   const variant = String(raw.variant ?? 'uniform')
   if (variant !== 'uniform' && variant !== 'weighted' && variant !== 'noisy') bad('variant', variant, 'use uniform, weighted or noisy')
   const policyList = String(raw.policies ?? 'uniform,oracle,learned').split(',').map(s => s.trim()).filter(s => s.length > 0)

@@ -31,6 +31,7 @@ t.test('every flag is described with its default, and the defaults parse to the 
   const o = parseSchedulerOptions(defaults)
   t.match(o, { pages: 10000, ratios: [0.1], rateMedian: 0.05, rateSigma: 2, days: 180, windows: [[60, 180]], variant: 'uniform' })
   t.match(parseSchedulerOptions({ long: true }), { days: 420, windows: [[60, 180], [300, 420]] })
+  t.match(parseSchedulerOptions({ ...defaults, long: true }), { days: 420, windows: [[60, 180], [300, 420]] }, '--long wins over the defaults a parser hands over')
   t.same(parseSchedulerOptions({ sweep: true }).ratios, [0.025, 0.05, 0.1, 0.2, 0.5])
 })
 
