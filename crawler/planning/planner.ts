@@ -231,7 +231,7 @@ function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions
     })
     s = e
   }
-  const cutoff = chosen.length > 0 ? Math.min(...chosen.filter(c => !c.overdue).map(c => c.index)) : null
+  const cutoff = chosen.reduce<number | null>((low, c) => c.overdue ? low : low === null ? c.index : Math.min(low, c.index), null)
   const unconditionalAbove = options.unconditionalAbove ?? UNCONDITIONAL_ABOVE
 
   const fetches: PlannedFetch[] = chosen.map(s => {
