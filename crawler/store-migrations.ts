@@ -107,6 +107,38 @@ export const migrations: readonly Migration[] = [
     up: db => {
       db.exec('ALTER TABLE resources ADD COLUMN change_history TEXT')
     }
+  },
+  {
+    version: 3,
+    description: 'the revisit planner\'s state across runs: per origin its budget ledger and fitted prior, per resource its estimate and audit verdict',
+    up: db => {
+      db.exec(`
+        -- Per origin (crawl --plan): when the next request of the daily budget is due, in the
+        -- server's time (slots are one day / budget apart, crawler/plan-budget.ts), and the site
+        -- prior fitted to the origin's histories after the last run (JSON, planning/site-prior.ts).
+        CREATE TABLE plan_origins (
+          origin TEXT PRIMARY KEY,
+          requests_per_day REAL,
+          next_slot_ms INTEGER,
+          prior TEXT,
+          updated_at_ms INTEGER NOT NULL
+        );
+
+        -- Per resource variant: the change-rate estimate after its last fetch (JSON, with the
+        -- prior it was computed under), and what audits found of its validators.
+        CREATE TABLE plan_resources (
+          resource_id INTEGER PRIMARY KEY REFERENCES resources (id) ON DELETE CASCADE,
+          estimate TEXT,
+          -- 1 when an unconditional fetch caught the validators naming changed content
+          validators_broken INTEGER NOT NULL DEFAULT 0,
+          -- 1 when a conditional request was answered 200 for changed content
+          validators_confirmed INTEGER NOT NULL DEFAULT 0,
+          audit_verdict TEXT,
+          audit_reason TEXT,
+          audited_at_ms INTEGER
+        );
+      `)
+    }
   }
 ]
 

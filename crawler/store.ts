@@ -158,6 +158,14 @@ export class Store {
     }
   }
 
+  /**
+   * The connection, for the tables another module owns (crawler/plan-store.ts): its
+   * writes share this store's transactions and commit grouping.
+   */
+  get connection (): Database.Database {
+    return this.db
+  }
+
   /** The schema version and application id recorded in `meta`. */
   meta (): Record<string, string> {
     return Object.fromEntries(this.stmts.meta.all().map(r => [r.key, r.value]))
