@@ -26,6 +26,7 @@ export type Outcome =
   | 'needs-operator'
   | 'out-of-scope'
   | 'not-retained'
+  | 'skipped' // not requested this run: the revisit planner (`--plan`) gave it no slot; the reason says why
 
 export type ValidatorQuality = 'ok' | 'churning' | 'future-last-modified' | 'same-second' | 'absent'
 
@@ -69,6 +70,8 @@ export interface RunSummary {
     revalidateAlways: boolean
     plan: boolean
     headers: Record<string, string>
+    /** `--plan-budget`: requests per origin per day under the revisit planner; null or absent without one. */
+    planBudget?: number | null
   }
   seeds: string[]
   store: string | null
@@ -168,7 +171,7 @@ export interface ResourceReport {
   digest: { strict: string | null, semantic: string | null }
   bytes: { received: number, body: number, decompressed: number }
   /** Change-rate estimate and plan (present when planning is on). */
-  plan: { ratePerDay: number, reason: string, conditional: boolean } | null
+  plan: ResourcePlan | null
   /** Where the content came from: `url`, or the end of its redirect chain. */
   finalUrl?: string
   /**
@@ -177,6 +180,36 @@ export interface ResourceReport {
    * body was read this run (a 304, a reuse, a failure).
    */
   change?: 'new' | 'same' | 'cosmetic' | 'semantic' | null
+}
+
+/** How the revisit planner (`--plan`) had a resource asked, or why it gave it no request. */
+export type PlanMode = 'fetch' | 'revalidate' | 'refetch' | 'audit' | 'reuse' | 'skip'
+
+/** The revisit planner's word on one resource. */
+export interface ResourcePlan {
+  /** Estimated changes per day (posterior median; the site prior's for a resource without history). */
+  ratePerDay: number
+  /** The estimate, why it was chosen (or not), and why conditional or not. */
+  reason: string
+  /** Whether it was asked with a validator. */
+  conditional: boolean
+  mode?: PlanMode
+  /** Whether the plan gave it a request this run. */
+  chosen?: boolean
+  /** The estimate's 80% interval (changes per day). */
+  lowPerDay?: number
+  highPerDay?: number
+  /** Its revisit index (days) when the plan was made, and the lowest index that got a request at its origin. */
+  index?: number | null
+  cutoffIndex?: number | null
+  /** P(changed since the stored copy) when the plan was made. */
+  changeProbability?: number | null
+  /** Not chosen: when its index should reach this run's cut-off (server time); null when not within a year. */
+  dueAt?: string | null
+  /** An unconditional fetch of a stored copy tested its validators (an audit, or a refetch). */
+  audit?: { verdict: 'broken' | 'honest' | 'inconclusive', reason: string } | null
+  /** An audit caught these validators naming changed content: they are not asked any more. */
+  validatorsBroken?: boolean
 }
 
 export interface IncompleteEntry {
