@@ -73,6 +73,8 @@ export function etagFor (strategy: EtagStrategy | undefined, hashes: { strong: s
     case 'weak': return `W/"${hashes.semantic}"`
     case 'version': return `"v${version.writes}"`
     case 'churn': return `"${hashes.churn()}"`
+    // what `version` says before the first write, for ever: 304s to changed content (RFC 9110 section 8.8.3 broken on purpose)
+    case 'frozen': return '"v0"'
     case 'none': return null
   }
   return null

@@ -37,8 +37,12 @@ export interface OriginDefinition {
   routes?: RouteDefinition[]
 }
 
-/** How a route's ETag is made. */
-export type EtagStrategy = 'hash' | 'version' | 'weak' | 'churn' | 'none'
+/**
+ * How a route's ETag is made. `frozen` is the ETag of the first version kept
+ * after the content changes (a CMS that forgot to bump it): a validator that
+ * lies, answering 304 to changed content, which only an unconditional fetch catches.
+ */
+export type EtagStrategy = 'hash' | 'version' | 'weak' | 'churn' | 'frozen' | 'none'
 
 /** How a route's Last-Modified is made. */
 export type LastModifiedStrategy = 'honest' | 'none' | 'same-as-date' | 'daily' | { future: Duration } | boolean
