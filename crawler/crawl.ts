@@ -284,7 +284,8 @@ class CrawlRun implements RunContext {
         }
         return () => {}
       }
-    }, context.signal)
+      // the run's own signal: undici removes its listener when the response ends
+    }, context.runSignal)
     task.bytes.received += result.headerBytes + result.bodyBytes
     task.bytes.body += result.bodyBytes
     task.bytes.decompressed += result.decodedBytes

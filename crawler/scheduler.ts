@@ -16,6 +16,7 @@
  * `monotonicClock`. All times (deadline, defer, notBefore) are on that clock.
  */
 
+import { setMaxListeners } from 'node:events'
 import { Fifo } from './fifo.js'
 import { monotonicClock, type SchedulerClock } from './monotonic-clock.js'
 
@@ -47,10 +48,12 @@ export interface SchedulerOptions<J> {
 }
 
 export interface JobContext {
-  origin: string
-  /** Aborted at the run's deadline (and by `stop(reason, { abort: true })`). */
-  signal: AbortSignal
-  startedMs: number
+  readonly origin: string
+  /** Aborted at the run's deadline (and by `stop(reason, { abort: true })`); its listeners end with the job. */
+  readonly signal: AbortSignal
+  /** The run's signal itself, for a consumer that removes its own listener (undici does). */
+  readonly runSignal: AbortSignal
+  readonly startedMs: number
 }
 
 export type Worker<J> = (job: J, context: JobContext) => Promise<void>
@@ -97,6 +100,42 @@ interface OriginState<J> {
 
 type Phase = 'idle' | 'running' | 'draining' | 'done'
 
+/** Why a sleep's signal is aborted when the loop is woken before its timer. */
+const WOKEN = 'woken'
+
+/**
+ * A job's context. Its signal follows the run's and ends with the job, so a
+ * job's listeners never outlive it; it is made only when a job asks for it (most
+ * jobs hand the run's signal to undici, which removes its own listener).
+ */
+class LinkedJobContext implements JobContext {
+  private controller: AbortController | null = null
+  private onRunAbort: (() => void) | null = null
+  private released = false
+
+  constructor (readonly origin: string, readonly startedMs: number, readonly runSignal: AbortSignal) {}
+
+  get signal (): AbortSignal {
+    if (this.controller === null) {
+      const controller = new AbortController()
+      this.controller = controller
+      if (this.runSignal.aborted) {
+        controller.abort(this.runSignal.reason)
+      } else if (!this.released) {
+        this.onRunAbort = () => { controller.abort(this.runSignal.reason) }
+        this.runSignal.addEventListener('abort', this.onRunAbort, { once: true })
+      }
+    }
+    return this.controller.signal
+  }
+
+  release (): void {
+    this.released = true
+    if (this.onRunAbort !== null) this.runSignal.removeEventListener('abort', this.onRunAbort)
+    this.onRunAbort = null
+  }
+}
+
 export class Scheduler<J> {
   private readonly concurrency: number
   private readonly perOrigin: number
@@ -123,6 +162,8 @@ export class Scheduler<J> {
     this.deadlineMs = options.deadlineMs ?? null
     this.clock = options.clock ?? monotonicClock
     this.beforeStart = options.beforeStart
+    // every running job may listen (undici does, for each request): no leak warning past ten
+    setMaxListeners(0, this.abort.signal)
   }
 
   /** Jobs running now. */
@@ -316,12 +357,7 @@ export class Scheduler<J> {
   private start (worker: Worker<J>, state: OriginState<J>, job: J, now: number): void {
     state.active++
     state.lastStartMs = now
-    // each job gets its own signal, linked to the run's, so a job's listeners end with the job
-    const jobAbort = new AbortController()
-    const onRunAbort = (): void => { jobAbort.abort(this.abort.signal.reason) }
-    if (this.abort.signal.aborted) onRunAbort()
-    else this.abort.signal.addEventListener('abort', onRunAbort, { once: true })
-    const context: JobContext = { origin: state.origin, signal: jobAbort.signal, startedMs: now }
+    const context = new LinkedJobContext(state.origin, now, this.abort.signal)
     const holder: { done?: Promise<void> } = {}
     holder.done = (async () => {
       try {
@@ -330,7 +366,7 @@ export class Scheduler<J> {
         if (this.failure === null) this.failure = { error }
         this.beginDrain('stopped', `a job failed: ${error instanceof Error ? error.message : String(error)}`)
       } finally {
-        this.abort.signal.removeEventListener('abort', onRunAbort)
+        context.release()
         state.active--
         if (holder.done !== undefined) this.running.delete(holder.done)
         this.kick()
@@ -341,12 +377,18 @@ export class Scheduler<J> {
 
   private async waitUntil (wakeAt: number, now: number): Promise<void> {
     if (wakeAt <= now) return
-    const controller = new AbortController()
     const woken = new Promise<void>(resolve => { this.wake = resolve })
-    const sleeping = Number.isFinite(wakeAt) ? this.clock.sleep(wakeAt - now, controller.signal) : new Promise<void>(() => {})
-    await Promise.race([woken, sleeping])
+    if (!Number.isFinite(wakeAt)) {
+      // nothing is due at any time: only a finishing job or an add() wakes the loop, so no timer
+      // (and no AbortController to cancel one) is made; this is the wait of nearly every job
+      await woken
+      return
+    }
+    const controller = new AbortController()
+    await Promise.race([woken, this.clock.sleep(wakeAt - now, controller.signal)])
     this.wake = null
-    controller.abort()
+    // a reason of our own: abort() without one builds a DOMException with a stack trace
+    controller.abort(WOKEN)
   }
 
   private kick (): void {

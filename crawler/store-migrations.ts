@@ -139,6 +139,20 @@ export const migrations: readonly Migration[] = [
         );
       `)
     }
+  },
+  {
+    version: 4,
+    description: 'leaner indexes: resources by URL through the (url, variant_key) key alone; bodies by staging key only while staged',
+    up: db => {
+      // the UNIQUE (url, variant_key) index already serves lookups by url (its leftmost column),
+      // and only the chunks of a download in progress carry a staging key: every write paid
+      // for two index entries that no query needed
+      db.exec(`
+        DROP INDEX resources_by_url;
+        DROP INDEX bodies_by_staging;
+        CREATE INDEX bodies_by_staging ON bodies (staging) WHERE staging IS NOT NULL;
+      `)
+    }
   }
 ]
 

@@ -102,6 +102,9 @@ export class Store {
       db.pragma('journal_mode = WAL')
       db.pragma('synchronous = NORMAL')
       db.pragma('foreign_keys = ON')
+      // statement journals (every savepoint has one) in memory rather than in temporary files:
+      // a file costs system calls for each page a savepoint touches
+      db.pragma('temp_store = MEMORY')
       db.pragma('busy_timeout = 5000')
       migrate(db)
     } catch (err) {
