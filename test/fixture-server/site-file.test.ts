@@ -38,7 +38,7 @@ t.test('a well-formed site file parses into its definition', async t => {
 t.test('a value outside its enum is rejected with file, line, column and the allowed values', async t => {
   const e = errorOf('routes:\n  - path: /a\n    etag: sha1\n')
   t.equal(e.code, 'WEBKRAB_ERR_BAD_SITE')
-  t.match(e.message, /site\.yaml:3:11: \/routes\/0\/etag must be one of "hash", "version", "weak", "churn", "none"/)
+  t.match(e.message, /site\.yaml:3:11: \/routes\/0\/etag must be one of "hash", "version", "weak", "churn", "frozen", "none"/)
 })
 
 t.test('an unknown property is reported at its key', async t => {
