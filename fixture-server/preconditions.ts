@@ -1,4 +1,5 @@
-import { parseHttpDate } from './http-date.js'
+import { parseEntityTagList, strongMatch, weakMatch } from '../common/entity-tag.js'
+import { parseHttpDate } from '../common/http-date.js'
 
 /** The validators of the selected representation. */
 export interface Validators {
@@ -22,28 +23,13 @@ export interface PreconditionResult {
   reason: string
 }
 
-/** Splits an entity-tag list (RFC 9110 8.8.3); `*` comes back as ['*']. */
+/** Splits an entity-tag list (RFC 9110 8.8.3); `*` comes back as ['*']. Tags after a break in the grammar are not read. */
 export function parseEntityTags (value: string): string[] {
-  const trimmed = value.trim()
-  if (trimmed === '*') return ['*']
-  const tags: string[] = []
-  const re = /\s*((?:W\/)?"[^"]*")\s*(?:,|$)/gy
-  let m: RegExpExecArray | null
-  while ((m = re.exec(trimmed)) !== null && m[0].length > 0) tags.push(m[1])
-  return tags
+  const { tags } = parseEntityTagList(value)
+  return tags === '*' ? ['*'] : tags
 }
 
-const opaque = (tag: string): string => tag.startsWith('W/') ? tag.slice(2) : tag
-
-/** Weak comparison (RFC 9110 8.8.3.2): opaque tags equal, either or both may be weak. */
-export function weakMatch (a: string, b: string): boolean {
-  return opaque(a) === opaque(b)
-}
-
-/** Strong comparison (RFC 9110 8.8.3.2): both strong and equal. */
-export function strongMatch (a: string, b: string): boolean {
-  return !a.startsWith('W/') && !b.startsWith('W/') && a === b
-}
+export { weakMatch, strongMatch }
 
 /**
  * Evaluates conditional request fields in the order RFC 9110 13.2.2 prescribes:

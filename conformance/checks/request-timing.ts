@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../../common/http-date.js'
+import { parseRetryAfter } from '../../common/retry-after.js'
 import { parseDuration } from '../../common/units.js'
 import type { ConcurrencyAssertion, DurationAssertion, GapAssertion, RetryAfterAssertion } from '../scenario-types.js'
 import type { Seen } from '../site-driver.js'
@@ -23,12 +23,11 @@ export const CLOCK_SLACK_MS = 25
 export function retryAfterWait (s: Seen): { ms: number, said: string } | null {
   const value = s.responseHeaders['retry-after']
   if (value === undefined) return null
-  const said = value.trim()
-  // delay-seconds count from when the response was received
-  if (/^\d+$/.test(said)) return { ms: Number(said) * 1000, said }
-  // an HTTP-date names a moment in the server's time: the wait is what remained of it when the response was sent
-  const date = parseHttpDate(said, s.arrivedAt)
-  return date === null ? null : { ms: Math.max(0, date - (s.completedAt ?? s.arrivedAt)), said }
+  // delay-seconds count from when the response was received; an HTTP-date names a moment in the
+  // server's time, so the wait is what remained of it when the response was sent
+  const parsed = parseRetryAfter(value, s.completedAt ?? s.arrivedAt, s.arrivedAt)
+  if (parsed.kind !== 'delay' && parsed.kind !== 'date') return null
+  return { ms: parsed.delayMs, said: value.trim() }
 }
 
 /**

@@ -1,104 +1,14 @@
-import { parseHttpDate } from '../../common/http-date.js'
+import { describeRetryAfterValue, MAX_RAW_LENGTH, type RetryAfter } from '../../common/retry-after.js'
 
-/**
- * Retry-After (RFC 9110 section 10.2.3): `HTTP-date / delay-seconds`.
- *
- * The parsed value carries `delayMs`, the wait measured from when the response
- * arrived. Callers add it to their own clock, so the crawler can schedule on a
- * monotonic clock while the server speaks in wall-clock dates.
- */
-export type RetryAfter =
-  | { kind: 'delay', delayMs: number, raw: string, clamped: boolean }
-  | {
-    kind: 'date'
-    /** The date the server named, epoch ms. */
-    atMs: number
-    delayMs: number
-    raw: string
-    clamped: boolean
-    /** What the date was measured against: the response's Date header, or (when that is missing or garbage) the local clock. */
-    relativeTo: 'date-header' | 'local-clock'
-    /** Set when the measure is not the one the RFC intends (no usable Date header). */
-    note: string | null
-  }
-  | { kind: 'absent' }
-  | { kind: 'invalid', raw: string, reason: string }
-
-/**
- * The largest wait taken literally: 2^31 seconds (about 68 years). RFC 9111
- * section 1.2.2 tells caches to read an unrepresentable delta-seconds as 2^31;
- * the same bound keeps `now + delay` a finite, representable time however many
- * digits a hostile server sends (10^12 seconds and beyond).
- */
-export const MAX_RETRY_AFTER_MS = 2 ** 31 * 1000
-
-const MAX_RAW_LENGTH = 64
-
-function describe (raw: string): string {
-  return JSON.stringify(raw.length > MAX_RAW_LENGTH ? `${raw.slice(0, MAX_RAW_LENGTH)}…` : raw)
-}
-
-/**
- * Parses a Retry-After field value. Never throws.
- *
- * - `undefined` (no field) is `absent`.
- * - delay-seconds is `1*DIGIT` and nothing else: no sign, no decimals, no units;
- *   `-5`, `1.5`, `5s` are `invalid` and the caller treats them as absent, keeping
- *   the reason for the report.
- * - an HTTP-date is measured against `responseDateMs` (the response's own Date
- *   header): both come from the server's clock, so the difference holds however far
- *   the crawler's clock is off. Without a usable Date, it is measured against
- *   `nowMs` (the local wall clock, epoch ms) and the result says so. A date in the
- *   past means no wait.
- */
-export function parseRetryAfter (value: string | undefined, responseDateMs: number | null, nowMs: number): RetryAfter {
-  if (value === undefined) return { kind: 'absent' }
-  if (typeof value !== 'string') return { kind: 'invalid', raw: String(value), reason: 'not a string' }
-  // field values arrive without surrounding OWS, but be tolerant of it (RFC 9110 section 5.5)
-  const text = value.replace(/^[ \t]+|[ \t]+$/g, '')
-  const raw = value.length > 256 ? value.slice(0, 256) : value
-  if (text.length === 0) return { kind: 'invalid', raw, reason: 'empty Retry-After' }
-
-  if (/^[0-9]+$/.test(text)) {
-    // digits only: beyond 2^31 seconds the exact number no longer matters (and may not be exact in a double)
-    const digits = text.replace(/^0+(?=\d)/, '')
-    const seconds = digits.length > 12 ? Number.POSITIVE_INFINITY : Number(digits)
-    const clamped = seconds * 1000 > MAX_RETRY_AFTER_MS
-    return { kind: 'delay', delayMs: clamped ? MAX_RETRY_AFTER_MS : seconds * 1000, raw, clamped }
-  }
-  if (/^[+-]?[0-9]/.test(text)) {
-    const reason = text.startsWith('-')
-      ? `Retry-After ${describe(text)} is negative; delay-seconds is digits only (RFC 9110 section 10.2.3)`
-      : `Retry-After ${describe(text)} is not delay-seconds (digits only) nor an HTTP-date (RFC 9110 section 10.2.3)`
-    return { kind: 'invalid', raw, reason }
-  }
-
-  const reference = Number.isFinite(nowMs) ? nowMs : 0
-  const atMs = parseHttpDate(text, reference)
-  if (atMs === null) {
-    return { kind: 'invalid', raw, reason: `Retry-After ${describe(text)} is neither delay-seconds nor an HTTP-date in one of the three formats of RFC 9110 section 5.6.7` }
-  }
-  const usableDate = responseDateMs !== null && Number.isFinite(responseDateMs)
-  const base = usableDate ? responseDateMs : reference
-  const rawDelay = Math.max(0, atMs - base)
-  const clamped = rawDelay > MAX_RETRY_AFTER_MS
-  return {
-    kind: 'date',
-    atMs,
-    delayMs: clamped ? MAX_RETRY_AFTER_MS : rawDelay,
-    raw,
-    clamped,
-    relativeTo: usableDate ? 'date-header' : 'local-clock',
-    note: usableDate ? null : 'the response had no usable Date header, so the date was measured against the local clock'
-  }
-}
+// The parser lives in common/ (the conformance harness and the fixture site use the same one).
+export { parseRetryAfter, MAX_RETRY_AFTER_MS, type RetryAfter } from '../../common/retry-after.js'
 
 /** The server's signal as the report shows it: `429 Retry-After: 600`, `503 without Retry-After`. */
 export function retryAfterSignal (status: number | null, retryAfter: RetryAfter): string {
   const head = status === null ? 'network error' : String(status)
   switch (retryAfter.kind) {
     case 'absent': return `${head} without Retry-After`
-    case 'invalid': return `${head} Retry-After: ${describe(retryAfter.raw)} (invalid, ignored)`
+    case 'invalid': return `${head} Retry-After: ${describeRetryAfterValue(retryAfter.raw)} (invalid, ignored)`
     default: return `${head} Retry-After: ${retryAfter.raw.length > MAX_RAW_LENGTH ? `${retryAfter.raw.slice(0, MAX_RAW_LENGTH)}…` : retryAfter.raw}`
   }
 }
