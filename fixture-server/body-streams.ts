@@ -88,11 +88,15 @@ function encoder (coding: ContentCoding): Transform {
   return createBrotliCompress({ params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 4 } })
 }
 
-/** A content-coded stream that decodes to `length` bytes at about `ratio`:1; generated, never held whole. */
-export function bombStream (seed: string, length: number, ratio: number, coding: ContentCoding): Readable {
+/**
+ * A content-coded stream that decodes to `length` bytes at about `ratio`:1; generated, never
+ * held whole. Several codings are applied in the order given (a stacked bomb).
+ */
+export function bombStream (seed: string, length: number, ratio: number, coding: ContentCoding | readonly ContentCoding[]): Readable {
   const source = bombSource(seed, length, ratio)
-  const out = encoder(coding)
-  // pipeline destroys the source when the client goes away and the encoder is destroyed
-  pipeline(source, out, () => {})
+  const encoders = (typeof coding === 'string' ? [coding] : coding).map(encoder)
+  const out = encoders[encoders.length - 1]
+  // pipeline destroys the source when the client goes away and the last encoder is destroyed
+  pipeline([source, ...encoders], () => {})
   return out
 }

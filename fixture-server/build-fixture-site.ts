@@ -9,6 +9,7 @@ import { bodiesPlugin } from './plugins/bodies.js'
 import { cachingPlugin } from './plugins/caching.js'
 import { changingPlugin } from './plugins/changing.js'
 import { faultsPlugin } from './plugins/faults.js'
+import { hostilePlugin } from './plugins/hostile.js'
 import { indexPlugin } from './plugins/index-page.js'
 import { redirectsPlugin } from './plugins/redirects.js'
 import { siteRoutesPlugin } from './plugins/site-routes.js'
@@ -104,7 +105,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     // a site that declares / serves its own home page instead of the index
     if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: routes.map(r => ({ path: r.path, text: r.description })) })
     if (origin.catalogue === true) {
-      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, statusPlugin, authPlugin, faultsPlugin, bodiesPlugin, redirectsPlugin, changingPlugin]) {
+      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, statusPlugin, authPlugin, faultsPlugin, bodiesPlugin, redirectsPlugin, changingPlugin, hostilePlugin]) {
         void app.register(plugin, { ctx })
       }
     }
