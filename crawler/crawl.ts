@@ -11,6 +11,7 @@ import { judgeStorability } from './policy/cache.js'
 import { mayStartRequest, type BudgetName } from './policy/budgets.js'
 import { startTally, type TimeoutTally } from './policy/timeouts.js'
 import { decideVisit } from './policy/visit.js'
+import { DEFAULT_LONGEST_WAIT_MS } from './policy/retry.js'
 import { planVisit } from './policy/plan-visit.js'
 import { fitSitePrior } from './planning/fit-site-prior.js'
 import { budgetScaledPrior, type SitePrior } from './planning/site-prior.js'
@@ -72,6 +73,8 @@ class CrawlRun implements RunContext {
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
   private readonly deferrals = new Map<string, { untilMs: number, reason: string, signal: string }>()
   private readonly stoppedOrigins = new Map<string, string>()
+  /** Origins deferred for longer than any run waits: their work ends deferred, not failed. */
+  private readonly deferredBeyondRun = new Set<string>()
   private readonly priors = new Map<string, SitePrior>()
   /** Origins whose first request of the run (under --plan) is on its way: the rest wait for its clock. */
   private readonly probing = new Set<string>()
@@ -143,7 +146,7 @@ class CrawlRun implements RunContext {
     })
     this.scheduler = scheduler
     if (this.stop?.stoppedBy === 'interrupted') scheduler.stop('the run was interrupted')
-    for (const [origin, d] of this.deferrals) scheduler.defer(origin, d.untilMs, d)
+    for (const [origin, d] of this.deferrals) this.holdOrigin(scheduler, origin, d)
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of tasks) this.prepare(task, scheduler)
     const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
@@ -336,8 +339,24 @@ class CrawlRun implements RunContext {
   deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginWait, announce = true): void {
     const known = this.deferrals.get(origin)
     if (known === undefined || d.untilMs >= known.untilMs) this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
-    scheduler.defer(origin, d.untilMs, d)
+    this.holdOrigin(scheduler, origin, d)
     if (announce) this.emitDeferral(origin, d, [], false)
+  }
+
+  /**
+   * Tells the scheduler about a deferral. One that ends before the deadline (or, without a
+   * deadline, within the longest wait a run sits out) holds the origin's work until then;
+   * a longer one ends the origin's work for this run at once, each resource deferred, so a
+   * run without a deadline never idles for what a Retry-After of 10^12 seconds asks.
+   */
+  private holdOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginWait): void {
+    const beyondRun = (this.deadlineMs === null || d.untilMs < this.deadlineMs) && d.untilMs - this.clock.now() > DEFAULT_LONGEST_WAIT_MS
+    if (!beyondRun) {
+      scheduler.defer(origin, d.untilMs, d)
+      return
+    }
+    this.deferredBeyondRun.add(origin)
+    scheduler.stopOrigin(origin, d.reason)
   }
 
   private emitDeferral (origin: string, d: OriginWait, urls: string[], pending: boolean): void {
@@ -348,8 +367,11 @@ class CrawlRun implements RunContext {
   }
 
   finishDeferred (task: ResourceTask, origin: string, d: OriginWait, status: number | null): void {
-    // the wait ends past the run's deadline (policy/retry.ts defers only then): the duration budget left this undone
-    this.stopRun('budget:duration', `the run's duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms) ends before the server's wait: ${d.signal}`, 'max-duration')
+    // a wait that ends past the run's deadline: the duration budget left this undone. A wait longer
+    // than any run sits out (policy/retry.ts) is deferred whatever the budget: that ends no run.
+    if (this.deadlineMs !== null && d.untilMs >= this.deadlineMs) {
+      this.stopRun('budget:duration', `the run's duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms) ends before the server's wait: ${d.signal}`, 'max-duration')
+    }
     this.emitDeferral(origin, d, [task.seed], true)
     this.finish(task, { outcome: 'deferred', reason: d.reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
   }
@@ -362,6 +384,13 @@ class CrawlRun implements RunContext {
     const task = left.job
     if (task.finished) return
     const unrequested = { ...stripDecision(task.decision), action: 'skip' as const }
+    const beyondRun = left.why === 'origin-stopped' && this.deferredBeyondRun.has(left.origin) ? this.deferrals.get(left.origin) ?? null : null
+    if (beyondRun !== null) {
+      unrequested.reason = `not requested: ${beyondRun.reason}`
+      this.emitDeferral(left.origin, beyondRun, [task.seed], true)
+      this.finish(task, { outcome: 'deferred', reason: beyondRun.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
+      return
+    }
     if (left.why === 'deferred' && left.deferral !== null) {
       unrequested.reason = `not requested: ${left.deferral.reason}`
       this.emitDeferral(left.origin, left.deferral, [task.seed], true)

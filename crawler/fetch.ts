@@ -79,22 +79,59 @@ export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, st
   return out
 }
 
+/** What had arrived when an error struck, so its message can say what the server did wrong. */
+export interface FetchProgress {
+  status: number | null
+  headers: Record<string, string>
+  bodyBytes: number
+}
+
+/**
+ * The most a response's header block may take: Node's own limit (16 KiB), which
+ * undici applies too. RFC 9110 section 5.4 lets a client refuse fields larger
+ * than it wishes to process; a megabyte of headers is not a response worth reading.
+ */
+export const MAX_HEADER_BLOCK_BYTES = 16 * 1024
+
+function framingBreak (progress: FetchProgress): string | null {
+  if (progress.status === null) return null
+  const length = progress.headers['content-length']
+  if (length !== undefined && /^\d+$/.test(length) && progress.bodyBytes < Number(length)) {
+    return `the connection closed after ${progress.bodyBytes} of the ${length} bytes its Content-Length announced (RFC 9112 section 6.3: the message is incomplete)`
+  }
+  if (/chunked/i.test(progress.headers['transfer-encoding'] ?? '')) {
+    return `the connection closed after ${progress.bodyBytes} body bytes, before the chunked body's last chunk (RFC 9112 section 7.1: the message is incomplete)`
+  }
+  return null
+}
+
 /** Maps what undici throws onto the error registry (the kind says retry, defer or stop). */
-export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number): WebkrabError {
+export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number,
+  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }): WebkrabError {
   if (isWebkrabError(err)) return err
   if (timedOut) return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${responseTimeoutMs} ms`, { cause: err })
   const code = (err as { code?: string }).code ?? ''
+  const name = (err as { name?: string }).name ?? ''
   const message = (err as Error).message ?? String(err)
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: ${message}`, { cause: err })
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return errors.WEBKRAB_ERR_HEADERS_TIMEOUT(`${url}: ${message}`, { cause: err })
   if (code === 'UND_ERR_BODY_TIMEOUT') return errors.WEBKRAB_ERR_BODY_TIMEOUT(`${url}: ${message}`, { cause: err })
-  if (code.startsWith('HPE_') || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
-      code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'UND_ERR_INFO') {
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response's header block is larger than the ${MAX_HEADER_BLOCK_BYTES} bytes the crawler reads (RFC 9110 section 5.4)`, { cause: err })
+  }
+  // llhttp's errors carry an HPE_ code, except where undici could not name it: the class still says so
+  if (code.startsWith('HPE_') || name === 'HTTPParserError') {
+    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response is not HTTP/1.1 (RFC 9112): ${message}`, { cause: err })
+  }
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'UND_ERR_INFO') {
     return errors.WEBKRAB_ERR_PROTOCOL(`${url}: ${message}`, { cause: err })
   }
   if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
-    return errors.WEBKRAB_ERR_DECODING(`${url}: ${message}`, { cause: err })
+    return errors.WEBKRAB_ERR_DECODING(`${url}: the body is not what its Content-Encoding ${JSON.stringify(progress.headers['content-encoding'] ?? '')} says (RFC 9110 section 8.4): ${message}`, { cause: err })
   }
+  // a connection that closes mid-body after a head that promised more: say so (still worth a retry)
+  const broken = code === 'UND_ERR_SOCKET' ? framingBreak(progress) : null
+  if (broken !== null) return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${broken}`, { cause: err })
   return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${code !== '' ? `${code} ` : ''}${message}`, { cause: err })
 }
 
@@ -181,7 +218,7 @@ export class Fetcher {
       if (err instanceof BudgetExceeded) {
         result.budget = err.cut
       } else {
-        result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs)
+        result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result)
       }
     } finally {
       clearTimeout(timer)

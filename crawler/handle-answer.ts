@@ -1,10 +1,10 @@
-import { parseHttpDate } from '../common/http-date.js'
 import type { BodyWriter } from './body-writer.js'
 import type { FetchResult } from './fetch.js'
 import { judgeStorability } from './policy/cache.js'
 import { decideRedirect } from './policy/redirect.js'
 import { decideRetry } from './policy/retry.js'
 import { parseRetryAfter } from './policy/retry-after.js'
+import { judgeDate, readResponseFields } from './policy/response-fields.js'
 import { recordInTime, recordTimeout } from './policy/timeouts.js'
 import { updateFromFullResponse, updateFromNotModified } from './record-update.js'
 import { followRedirect, validatorReport, type ResourceTask } from './resource-task.js'
@@ -54,7 +54,11 @@ export function handleAnswer (run: RunContext, task: ResourceTask, answer: Answe
   if (result.error !== null) {
     writer?.discard()
     if (context.signal.aborted) {
-      const why = run.stoppedBy() === 'interrupted' ? 'the run was interrupted during this request' : 'the run\'s duration budget ended during this request'
+      // say how far the response had got: a head and a trickle is a response that never ends; nothing is a server that never answers
+      const progress = result.status === null
+        ? `no response head had arrived after ${Math.round(result.timings.total)} ms`
+        : `a ${result.status} head and ${result.bodyBytes} body bytes had arrived in ${Math.round(result.timings.total)} ms, and the response had not ended`
+      const why = run.stoppedBy() === 'interrupted' ? `the run was interrupted during this request (${progress})` : `the run's duration budget ended during this request (${progress})`
       run.finishIncomplete(task, why, run.stoppedBy() === 'interrupted' ? null : 'max-duration', result.status)
       return { reason: why, savedBytes: 0 }
     }
@@ -62,6 +66,9 @@ export function handleAnswer (run: RunContext, task: ResourceTask, answer: Answe
   }
   run.setTally(origin, recordInTime(run.tally(origin)))
   const status = result.status ?? 0
+  // what is stored and judged: a Date and an ETag the crawler can rely on; what was wrong goes into the reason
+  const fields = readResponseFields(result.headers, run.serverNow(origin))
+  const noted = (reason: string): string => fields.notes.length === 0 ? reason : `${reason}; ${fields.notes.join('; ')}`
 
   if (status === 304) {
     const record = task.record
@@ -70,16 +77,16 @@ export function handleAnswer (run: RunContext, task: ResourceTask, answer: Answe
     }
     const update = updateFromNotModified({
       record,
-      headers: result.headers,
+      headers: fields.headers,
       sent: { ifNoneMatch: conditional ? (headers['if-none-match'] ?? null) : null, ifModifiedSince: conditional ? (headers['if-modified-since'] ?? null) : null },
       retain: run.opts.retain,
       serverNowMs: run.serverNow(origin)
     })
-    if (!update.matches) return { reason: refetchOrFail(run, task, update.reason, scheduler, status), savedBytes: 0 }
+    if (!update.matches) return { reason: refetchOrFail(run, task, noted(update.reason), scheduler, status), savedBytes: 0 }
     const saved = run.store.save(update.write, { kind: 'keep' }, update.observation)
     run.finish(task, {
       outcome: 'unchanged',
-      reason: `${decisionReason}; ${update.reason}`,
+      reason: noted(`${decisionReason}; ${update.reason}`),
       status,
       record: saved,
       validator: validatorReport(saved, update.validator, saved.etag, saved.lastModified),
@@ -94,7 +101,7 @@ export function handleAnswer (run: RunContext, task: ResourceTask, answer: Answe
     const update = updateFromFullResponse({
       url: task.url,
       status,
-      headers: result.headers,
+      headers: fields.headers,
       requestHeaders: base,
       previous: task.record,
       digests: result.digests,
@@ -117,10 +124,10 @@ export function handleAnswer (run: RunContext, task: ResourceTask, answer: Answe
       : decisionReason
     run.finish(task, {
       outcome: update.outcome,
-      reason: `${prefix}: ${update.reason}`,
+      reason: noted(`${prefix}: ${update.reason}`),
       status,
       record: saved,
-      validator: validatorReport(saved, update.validator, update.write.noStore ? (result.headers.etag ?? null) : saved.etag, update.write.noStore ? (result.headers['last-modified'] ?? null) : saved.lastModified),
+      validator: validatorReport(saved, update.validator, update.write.noStore ? (fields.headers.etag ?? null) : saved.etag, update.write.noStore ? (fields.headers['last-modified'] ?? null) : saved.lastModified),
       requestContext: run.opts.headers,
       change: update.change.kind,
       decision: task.failedRevalidation !== null
@@ -189,7 +196,9 @@ function redirect (run: RunContext, task: ResourceTask, result: FetchResult, con
 }
 
 function retryDecision (run: RunContext, task: ResourceTask, result: FetchResult): ReturnType<typeof decideRetry> {
-  const dateMs = result.headers.date === undefined ? null : parseHttpDate(result.headers.date, Date.now())
+  // a Date that is missing, garbage or implausible is no clock to measure a Retry-After date against
+  const date = judgeDate(result.headers.date, run.serverNow(new URL(task.url).origin))
+  const dateMs = date.usable ? date.ms : null
   return decideRetry({
     status: result.error !== null ? null : result.status,
     retryAfter: parseRetryAfter(result.headers['retry-after'], dateMs, Date.now()),

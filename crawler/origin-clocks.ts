@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../common/http-date.js'
+import { judgeDate } from './policy/response-fields.js'
 
 export interface ClockOffset {
   /** The origin's Date minus the local clock when it arrived. */
@@ -25,12 +25,14 @@ export class OriginClocks {
     return localNowMs + (this.clocks.get(origin)?.offsetMs ?? 0)
   }
 
-  /** Learns from a response's Date (ignored when absent or not an HTTP-date). */
+  /**
+   * Learns from a response's Date: ignored when absent, not an HTTP-date, or so far
+   * from the local clock that it is no clock at all (policy/response-fields.ts).
+   */
   learn (origin: string, date: string | undefined, localNowMs = Date.now()): void {
-    if (date === undefined) return
-    const ms = parseHttpDate(date, localNowMs)
-    if (ms === null) return
-    this.clocks.set(origin, { offsetMs: ms - localNowMs, observedLocalMs: localNowMs, confirmed: true })
+    const verdict = judgeDate(date, localNowMs)
+    if (!verdict.usable) return
+    this.clocks.set(origin, { offsetMs: verdict.ms - localNowMs, observedLocalMs: localNowMs, confirmed: true })
   }
 
   /** Whether this run has heard the origin's clock. */

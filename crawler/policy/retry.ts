@@ -1,3 +1,4 @@
+import { formatDuration } from '../../common/units.js'
 import type { ErrorKind } from '../../common/errors.js'
 import { backoffDelay, jitterFor, DEFAULT_BACKOFF, type BackoffOptions, type Random } from './backoff.js'
 import { retryAfterSignal, type RetryAfter } from './retry-after.js'
@@ -30,7 +31,18 @@ export interface RetryInput {
   backoff?: BackoffOptions
   /** Jitter added to a wait the server named, as a fraction of it (it only ever adds). Default 0.1. */
   retryAfterJitterRatio?: number
+  /** The longest wait a run sits out, deadline or not (default DEFAULT_LONGEST_WAIT_MS); a longer one is deferred. */
+  longestWaitMs?: number
 }
+
+/**
+ * The longest server-named wait a run sits out: one hour. A run without a duration
+ * budget would otherwise idle for as long as any Retry-After says (10^12 seconds, or
+ * an HTTP-date in the year 9999): RFC 9110 section 10.2.3 sets no upper bound, and a
+ * wait that long is the server's way of saying "not this run". It is deferred, never
+ * shortened.
+ */
+export const DEFAULT_LONGEST_WAIT_MS = 3_600_000
 
 /** Where no request to an origin may start before `untilMs`. */
 export interface OriginDeferral {
@@ -77,7 +89,9 @@ function describeRetryAfter (retryAfter: RetryAfter): string {
     case 'absent': return 'no Retry-After'
     case 'invalid': return `an invalid Retry-After, ignored (${retryAfter.reason})`
     case 'delay': return `Retry-After: ${retryAfter.raw}${retryAfter.clamped ? ' (read as 2^31 s, the longest wait taken literally)' : ''}`
-    case 'date': return `Retry-After: ${retryAfter.raw} (${secs(retryAfter.delayMs)} after ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the local clock, as the response had no usable Date'})`
+    case 'date': return retryAfter.delayMs === 0
+      ? `Retry-After: ${retryAfter.raw} (a date already past by ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the local clock, as the response had no usable Date'}: no wait)`
+      : `Retry-After: ${retryAfter.raw} (${secs(retryAfter.delayMs)} after ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the local clock, as the response had no usable Date'})`
   }
 }
 
@@ -103,6 +117,10 @@ export function decideRetry (input: RetryInput): RetryDecision {
   const backoff = input.backoff ?? DEFAULT_BACKOFF
   const signal = status === null ? `no response${input.error !== undefined ? `: ${input.error}` : ''}` : retryAfterSignal(status, retryAfter)
   const attemptsLeft = attempt < maxAttempts
+  const longestWaitMs = input.longestWaitMs ?? DEFAULT_LONGEST_WAIT_MS
+  const tooLong = (waitMs: number): string | null => waitMs > longestWaitMs
+    ? `longer than the longest wait a run sits out (${formatDuration(longestWaitMs)})`
+    : null
 
   if (status !== null && ((status >= 200 && status < 300) || status === 304)) {
     return { action: 'accept', reason: `${status}: nothing to retry` }
@@ -117,6 +135,10 @@ export function decideRetry (input: RetryInput): RetryDecision {
     const atMs = nowMs + wait
     if (pastDeadline(atMs, deadlineMs)) {
       return { action: 'defer-origin', untilMs: atMs, signal, scope: 'request', reason: `${status} with ${describeRetryAfter(retryAfter)}: the redirect may be followed only after the run's deadline, so it is deferred rather than followed early (RFC 9110 section 10.2.3)` }
+    }
+    const long = tooLong(wait)
+    if (long !== null) {
+      return { action: 'defer-origin', untilMs: atMs, signal, scope: 'request', reason: `${status} with ${describeRetryAfter(retryAfter)}: a wait ${long}, so the redirect is deferred rather than followed early (RFC 9110 section 10.2.3)` }
     }
     return { action: 'follow-after', atMs, delayMs: wait, signal, reason: `${status} with ${describeRetryAfter(retryAfter)}: the redirect is followed after ${secs(wait)} (RFC 9110 section 10.2.3)` }
   }
@@ -146,13 +168,17 @@ export function decideRetry (input: RetryInput): RetryDecision {
     if (pastDeadline(untilMs, deadlineMs)) {
       return { action: 'defer-origin', untilMs, signal, scope: 'origin', reason: `${what}: ${how}, which ends after the run's deadline; the origin is deferred and the wait is not shortened` }
     }
+    const long = tooLong(waitMs)
+    if (long !== null) {
+      return { action: 'defer-origin', untilMs, signal, scope: 'origin', reason: `${what}: ${how}, ${long}; the origin is deferred and the wait is not shortened` }
+    }
     return { action: 'retry', atMs: withJitter(untilMs, jitterMs, deadlineMs), delayMs: waitMs, signal, deferOrigin, reason: `${what}: ${how}; retry ${attempt + 1} of ${maxAttempts} waits for it` }
   }
 
   const transientStatus = status !== null && ((status >= 500 && status < 600) || status === 408)
   const transientError = status === null && (input.errorKind === undefined || input.errorKind === 'retry' || input.errorKind === 'defer')
   if (transientStatus || transientError) {
-    const what = status === null ? `no response (${input.error ?? input.errorKind ?? 'network error'})` : status === 408 ? '408 Request Timeout (RFC 9110 section 15.5.9)' : `${status} server error`
+    const what = status === null ? `no complete response (${input.error ?? input.errorKind ?? 'network error'})` : status === 408 ? '408 Request Timeout (RFC 9110 section 15.5.9)' : `${status} server error`
     if (!attemptsLeft) {
       return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `${what} after ${attempt} of ${maxAttempts} attempts: gave up` }
     }
@@ -164,12 +190,16 @@ export function decideRetry (input: RetryInput): RetryDecision {
     if (pastDeadline(earliest, deadlineMs)) {
       return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `${what}: the next retry (after ${secs(waitMs)} of backoff) would start after the run's deadline` }
     }
+    const long = tooLong(waitMs)
+    if (long !== null) {
+      return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `${what}: the next retry would wait ${isClamped(retryAfter) ? 'more than 68 years' : secs(waitMs)} by ${describeRetryAfter(retryAfter)}, ${long}` }
+    }
     const basis = serverWait !== null && serverWait > b.baseMs ? describeRetryAfter(retryAfter) : `exponential backoff (attempt ${attempt})`
     return { action: 'retry', atMs: withJitter(earliest, b.jitterMs, deadlineMs), delayMs: waitMs, signal, deferOrigin: null, reason: `${what}: retry ${attempt + 1} of ${maxAttempts} after ${secs(waitMs)} by ${basis}` }
   }
 
   if (status === null) {
-    return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `no response (${input.error ?? input.errorKind ?? 'error'}): this kind of failure does not go away on a retry` }
+    return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `no complete response (${input.error ?? input.errorKind ?? 'error'}): this kind of failure does not go away on a retry` }
   }
   if (status >= 400 && status < 500) {
     return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `${status}: a client error is not retried (RFC 9110 section 15.5)` }
