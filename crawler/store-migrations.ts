@@ -113,13 +113,14 @@ export const migrations: readonly Migration[] = [
     description: 'the revisit planner\'s state across runs: per origin its budget ledger and fitted prior, per resource its estimate and audit verdict',
     up: db => {
       db.exec(`
-        -- Per origin (crawl --plan): when the next request of the daily budget is due, in the
-        -- server's time (slots are one day / budget apart, crawler/plan-budget.ts), and the site
-        -- prior fitted to the origin's histories after the last run (JSON, planning/site-prior.ts).
+        -- Per origin (crawl --plan): the daily budget's ledger, the day (days since the epoch
+        -- in the origin's clock, crawler/plan-budget.ts) and the requests made in it, and the
+        -- site prior fitted to the origin's histories after the last run (JSON, planning/site-prior.ts).
         CREATE TABLE plan_origins (
           origin TEXT PRIMARY KEY,
-          requests_per_day REAL,
-          next_slot_ms INTEGER,
+          requests_per_day INTEGER,
+          budget_day INTEGER,
+          budget_used INTEGER NOT NULL DEFAULT 0,
           prior TEXT,
           updated_at_ms INTEGER NOT NULL
         );
