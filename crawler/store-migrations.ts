@@ -138,6 +138,14 @@ export const migrations: readonly Migration[] = [
           audit_reason TEXT,
           audited_at_ms INTEGER
         );
+
+        -- URLs the planner has not fetched yet because the day's budget ran out: candidates of
+        -- the next runs of their origin (first in line) until they are stored.
+        CREATE TABLE plan_queue (
+          url TEXT PRIMARY KEY,
+          origin TEXT NOT NULL,
+          queued_at_ms INTEGER NOT NULL
+        );
       `)
     }
   },
