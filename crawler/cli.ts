@@ -6,6 +6,7 @@ import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
 import type { Retain } from './stored-record.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { ChangeMode } from './policy/change.js'
+import { loadImportance } from './importance-file.js'
 
 interface CrawlFlags {
   store: string
@@ -15,6 +16,8 @@ interface CrawlFlags {
   retain?: Retain
   change?: ChangeMode
   plan?: boolean
+  planBudget?: string
+  importance?: string
   userAgent?: string
   maxDuration?: string
   maxRequests?: string
@@ -74,6 +77,8 @@ export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): Crawl
     retain: flags.retain,
     change: flags.change,
     plan: flags.plan === true,
+    planBudget: whole('--plan-budget', flags.planBudget, 1),
+    importance: flags.importance === undefined ? undefined : loadImportance(flags.importance),
     userAgent: flags.userAgent,
     maxDurationMs: duration('--max-duration', flags.maxDuration),
     maxRequests: whole('--max-requests', flags.maxRequests, 0),
@@ -113,7 +118,9 @@ export function registerCrawl (program: Command): void {
     .option('--revalidate-always', 'ask the server even when a stored response is fresh')
     .addOption(new Option('--retain <what>', 'what to keep of each response: body, headers, or none (status, validators, digests)').choices(['body', 'headers', 'none']))
     .addOption(new Option('--change <mode>', 'what counts as a change: strict (any byte) or semantic (not whitespace or comments)').choices(['strict', 'semantic']))
-    .option('--plan', 'use the revisit planner (change-rate estimates) when one is available')
+    .option('--plan', 'plan the run from change-rate estimates: the seeds and every stored resource of their origins, each revalidated, refetched or audited as its estimate says; the report says why')
+    .option('--plan-budget <n>', 'with --plan (implied): at most N requests per origin per day of its clock; the planner chooses which resources get them, the rest are reported skipped with the reason')
+    .option('--importance <file>', 'with --plan (implied): a YAML or JSON mapping from URL to weight (default 1); weightier pages get more of the budget')
     .option('--user-agent <ua>', 'the User-Agent to send')
     .option('--max-duration <duration>', 'stop the run after this long (500ms, 30s, 10m, 1h, 1d)')
     .option('--max-requests <n>', 'stop the run after this many requests (retries count)')

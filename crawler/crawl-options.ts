@@ -19,6 +19,13 @@ export interface CrawlOptions {
   retain?: Retain
   change?: ChangeMode
   plan?: boolean
+  /**
+   * With `plan`: requests per origin per day of its clock (a whole number); the
+   * revisit planner chooses which resources get them. Implies `plan`.
+   */
+  planBudget?: number
+  /** With `plan`: weight per URL (positive; unlisted URLs weigh 1), e.g. from `--importance FILE`. Implies `plan`. */
+  importance?: Record<string, number>
   userAgent?: string
   maxDurationMs?: number
   maxRequests?: number
@@ -50,6 +57,10 @@ export interface ResolvedOptions {
   retain: Retain
   change: ChangeMode
   plan: boolean
+  /** Requests per origin per day under the planner; null: no budget, every candidate is visited. */
+  planBudget: number | null
+  /** Weight per URL (normalised), for the planner. */
+  importance: Record<string, number>
   budgets: Budgets & { maxAttempts: number, maxRedirects: number, concurrency: number, perOriginConcurrency: number, connectTimeoutMs: number, responseTimeoutMs: number }
   onEvent: ((event: CrawlEvent) => void) | null
   signal: AbortSignal | null
@@ -136,6 +147,12 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
   if (!['body', 'headers', 'none'].includes(retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain must be body, headers or none, not ${JSON.stringify(retain)}`)
   const change = o.change ?? 'semantic'
   if (!['strict', 'semantic'].includes(change)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--change must be strict or semantic, not ${JSON.stringify(change)}`)
+  const planBudget = count('plan-budget', o.planBudget, 1)
+  const importance: Record<string, number> = {}
+  for (const [raw, weight] of Object.entries(o.importance ?? {})) {
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`importance of ${raw} must be a positive number, not ${String(weight)}`)
+    importance[checkUrl(raw)] = weight
+  }
   const d = DEFAULT_BUDGETS
   const scope = o.scope !== undefined && o.scope.length > 0
     ? [...new Set(o.scope.map(checkOrigin))]
@@ -170,7 +187,9 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     revalidateAlways: o.revalidateAlways === true,
     retain,
     change,
-    plan: o.plan === true,
+    plan: o.plan === true || planBudget !== null || o.importance !== undefined,
+    planBudget,
+    importance,
     budgets,
     onEvent: o.onEvent ?? null,
     signal: o.signal ?? null

@@ -12,10 +12,7 @@ import { mayStartRequest, type BudgetName } from './policy/budgets.js'
 import { startTally, type TimeoutTally } from './policy/timeouts.js'
 import { decideVisit } from './policy/visit.js'
 import { DEFAULT_LONGEST_WAIT_MS } from './policy/retry.js'
-import { planVisit } from './policy/plan-visit.js'
-import { fitSitePrior } from './planning/fit-site-prior.js'
-import { budgetScaledPrior, type SitePrior } from './planning/site-prior.js'
-import type { ChangeHistory } from './planning/change-history.js'
+import { PlanRun } from './plan-run.js'
 import { ReportBuilder } from './report-builder.js'
 import { newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
 import type { OriginWait, RunContext } from './run-context.js'
@@ -75,7 +72,8 @@ class CrawlRun implements RunContext {
   private readonly stoppedOrigins = new Map<string, string>()
   /** Origins deferred for longer than any run waits: their work ends deferred, not failed. */
   private readonly deferredBeyondRun = new Set<string>()
-  private readonly priors = new Map<string, SitePrior>()
+  /** The revisit planner's wiring under --plan (plan-run.ts). */
+  private readonly planning: PlanRun | null
   /** Origins whose first request of the run (under --plan) is on its way: the rest wait for its clock. */
   private readonly probing = new Set<string>()
   private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
@@ -91,6 +89,7 @@ class CrawlRun implements RunContext {
     this.deadlineMs = b.maxDurationMs === null ? null : this.startedMs + b.maxDurationMs
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
     this.clocks = new OriginClocks(store.originClocks())
+    this.planning = opts.plan ? PlanRun.open(store, opts, this.clocks) : null
   }
 
   async execute (): Promise<void> {
@@ -101,7 +100,7 @@ class CrawlRun implements RunContext {
       seeds: opts.urls,
       store: opts.store,
       budgets: opts.budgets,
-      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers }
+      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget }
     })
     const onAbort = (): void => {
       this.stopRun('interrupted', 'the run was interrupted', null)
@@ -110,11 +109,12 @@ class CrawlRun implements RunContext {
     if (opts.signal?.aborted === true) onAbort()
     opts.signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      await this.runPhase(opts.urls.map((url, i) => newTask(i, url)))
+      await this.runPhase((this.planning?.urls() ?? opts.urls).map((url, i) => newTask(i, url)))
       this.phase = 2
       if (this.postponed.length > 0) await this.runPhase(this.postponed.splice(0))
     } finally {
       opts.signal?.removeEventListener('abort', onAbort)
+      this.planning?.close()
       this.store.noteAnswers(this.notes)
       this.store.saveOriginClocks(this.clocks.heard())
     }
@@ -195,24 +195,6 @@ class CrawlRun implements RunContext {
     this.emit({ type: 'origin-stopped', origin, reason })
   }
 
-  /**
-   * The site prior change-rate estimates start from (`--plan`): one change per run
-   * interval to begin with, then fitted to the histories the store holds for the
-   * origin's seeds (empirical Bayes, crawler/planning/fit-site-prior.ts).
-   */
-  private priorFor (origin: string): SitePrior {
-    let prior = this.priors.get(origin)
-    if (prior === undefined) {
-      const seeds = this.opts.urls.filter(u => new URL(u).origin === origin)
-      const n = Math.max(1, seeds.length)
-      const histories = seeds.map(u => this.store.find(u, this.opts.requestHeaders)?.changeHistory)
-        .filter((h): h is ChangeHistory => h !== undefined && h !== null)
-      prior = fitSitePrior(histories, budgetScaledPrior(n, n))
-      this.priors.set(origin, prior)
-    }
-    return prior
-  }
-
   /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
   prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
     const url = new URL(task.url)
@@ -234,10 +216,13 @@ class CrawlRun implements RunContext {
     const headers = this.requestHeaders(task)
     task.record = this.store.find(task.url, headers)
     task.decision = decideVisit({ record: task.record, requestHeaders: headers, serverNowMs: this.serverNow(origin), revalidateAlways: this.opts.revalidateAlways })
-    if (this.opts.plan) {
-      const planned = planVisit(task.record, task.decision, this.priorFor(origin), this.serverNow(origin))
-      task.decision = planned.decision
-      task.plan = planned.plan
+    if (this.planning !== null) {
+      // the plan decides whether it is asked this run, and how (plan-run.ts)
+      const unplanned = this.planning.visit(task, this.serverNow(origin), this.clocks.confirmed(origin))
+      if (unplanned !== null) {
+        this.finish(task, unplanned)
+        return
+      }
     }
     if (task.decision.action === 'reuse') {
       if (this.phase === 1 && !this.clocks.confirmed(origin)) {
@@ -262,6 +247,12 @@ class CrawlRun implements RunContext {
   /** One request for a task, and what follows from its answer. */
   private async attempt (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
     const { origin } = context
+    // under --plan, a request beyond the origin's daily budget is not made
+    const refused = this.planning?.admit(task, origin) ?? null
+    if (refused !== null) {
+      this.finish(task, refused)
+      return
+    }
     const decision = task.decision ?? stripDecision(null)
     const conditional = decision.action === 'revalidate' && task.failedRevalidation === null
     const base = this.requestHeaders(task)
@@ -415,6 +406,7 @@ class CrawlRun implements RunContext {
   finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
+    this.planning?.settle(task, end)
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
   }
 }
