@@ -121,6 +121,8 @@ export const migrations: readonly Migration[] = [
           requests_per_day INTEGER,
           budget_day INTEGER,
           budget_used INTEGER NOT NULL DEFAULT 0,
+          -- audits owed: the audit share of each plan's revisits, carried over until a whole audit is due
+          audit_credit REAL NOT NULL DEFAULT 0,
           prior TEXT,
           updated_at_ms INTEGER NOT NULL
         );
