@@ -9,6 +9,7 @@ import { PlanStore, type OriginPlanState } from './plan-store.js'
 import type { ChangeHistory } from './planning/change-history.js'
 import { estimateChangeRate, priorNodes } from './planning/change-rate.js'
 import { fitSitePrior } from './planning/fit-site-prior.js'
+import { AUDIT_SHARE } from './planning/audit.js'
 import { planRevisits, type PlannedFetch } from './planning/planner.js'
 import { DAY_MS } from './planning/rate-grid.js'
 import { siteLastModifiedTrust, type SiteLastModifiedTrust } from './planning/site-last-modified.js'
@@ -41,6 +42,8 @@ interface OriginRun {
   window: BudgetWindow | null
   /** Requests made to the origin in this run (retries and redirect hops count). */
   charged: number
+  /** Audits owed (plan-store.ts): the share of each plan's revisits, carried across runs. */
+  auditCredit: number
   /** The plan for the rest of the run, made once the probe has told the clock. */
   plan: Map<string, PlanEntry> | null
 }
@@ -141,7 +144,7 @@ export class PlanRun {
     const budget = this.budget()
     // a daily run cannot revisit more often than daily: the budget prior's interval is at least a day
     const prior = state?.prior ?? fitSitePrior(histories, budgetScaledPrior(n, Math.min(budget ?? n, n)), { site })
-    const run: OriginRun = { origin, urls, state, prior, site, probe: null, window: null, charged: 0, plan: null }
+    const run: OriginRun = { origin, urls, state, prior, site, probe: null, window: null, charged: 0, auditCredit: state?.auditCredit ?? 0, plan: null }
     run.probe = this.chooseProbe(run)
     return run
   }
@@ -259,7 +262,12 @@ export class PlanRun {
     const slots = Math.min(room, revisits.length)
     const perDay = window?.requestsPerDay ?? revisits.length
     const horizonMs = (slots - 0.5) * DAY_MS / perDay
-    const plan = planRevisits(revisits.map(planCandidate), { now: nowMs, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS })
+    // audits: AUDIT_SHARE of the revisits, over runs: a plan of nine revisits owes 0.45 of one,
+    // carried to the next run (at most one carried, so a site without suspects does not bank a burst)
+    const owed = run.auditCredit + AUDIT_SHARE * slots
+    const auditShare = Math.floor(owed) / slots
+    const plan = planRevisits(revisits.map(planCandidate), { now: nowMs, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS, auditShare })
+    run.auditCredit = Math.min(owed - (plan.origins[0]?.audits ?? 0), 1)
     const cutoff = plan.origins[0]?.cutoffIndex ?? null
     const planned = new Map(plan.fetches.map(f => [f.key, f]))
     for (const s of revisits) {
@@ -398,6 +406,7 @@ export class PlanRun {
         origin: run.origin,
         requestsPerDay: this.budget(),
         ledger: window === null ? (run.state?.ledger ?? null) : ledgerAfter(window, run.charged),
+        auditCredit: run.auditCredit,
         prior: fitSitePrior(own, run.prior, { site })
       }, now)
     }

@@ -15,6 +15,8 @@ export interface OriginPlanState {
   origin: string
   requestsPerDay: number | null
   ledger: BudgetLedger | null
+  /** Audits owed: AUDIT_SHARE of each plan's revisits, carried until a whole one is due (so small plans audit too). */
+  auditCredit: number
   prior: SitePrior | null
 }
 
@@ -31,7 +33,7 @@ export interface ResourcePlanState {
   audit: { verdict: AuditVerdict, reason: string, atMs: number } | null
 }
 
-interface OriginRow { origin: string, requests_per_day: number | null, budget_day: number | null, budget_used: number, prior: string | null }
+interface OriginRow { origin: string, requests_per_day: number | null, budget_day: number | null, budget_used: number, audit_credit: number, prior: string | null }
 interface ResourceRow { resource_id: number, estimate: string | null, validators_broken: number, validators_confirmed: number, audit_verdict: string | null, audit_reason: string | null, audited_at_ms: number | null }
 
 function parseJson (text: string | null): unknown {
@@ -79,10 +81,11 @@ export class PlanStore {
     this.stmts = {
       origin: db.prepare<[string], OriginRow>('SELECT * FROM plan_origins WHERE origin = ?'),
       saveOrigin: db.prepare<Record<string, unknown>>(`
-        INSERT INTO plan_origins (origin, requests_per_day, budget_day, budget_used, prior, updated_at_ms)
-        VALUES (@origin, @requests_per_day, @budget_day, @budget_used, @prior, @updated_at_ms)
+        INSERT INTO plan_origins (origin, requests_per_day, budget_day, budget_used, audit_credit, prior, updated_at_ms)
+        VALUES (@origin, @requests_per_day, @budget_day, @budget_used, @audit_credit, @prior, @updated_at_ms)
         ON CONFLICT (origin) DO UPDATE SET requests_per_day = excluded.requests_per_day, budget_day = excluded.budget_day,
-          budget_used = excluded.budget_used, prior = excluded.prior, updated_at_ms = excluded.updated_at_ms`),
+          budget_used = excluded.budget_used, audit_credit = excluded.audit_credit, prior = excluded.prior,
+          updated_at_ms = excluded.updated_at_ms`),
       resources: db.prepare<[], ResourceRow>('SELECT * FROM plan_resources'),
       resource: db.prepare<[number], ResourceRow>('SELECT * FROM plan_resources WHERE resource_id = ?'),
       saveEstimate: db.prepare<[number, string]>(`
@@ -119,7 +122,8 @@ export class PlanStore {
     const r = this.stmts.origin.get(origin)
     if (r === undefined) return null
     const ledger = r.budget_day === null ? null : { day: r.budget_day, used: r.budget_used }
-    return { origin, requestsPerDay: r.requests_per_day, ledger, prior: priorFrom(r.prior) }
+    const credit = Number.isFinite(r.audit_credit) && r.audit_credit >= 0 ? r.audit_credit : 0
+    return { origin, requestsPerDay: r.requests_per_day, ledger, auditCredit: credit, prior: priorFrom(r.prior) }
   }
 
   saveOrigin (state: OriginPlanState, nowMs: number): void {
@@ -128,6 +132,7 @@ export class PlanStore {
       requests_per_day: state.requestsPerDay,
       budget_day: state.ledger?.day ?? null,
       budget_used: state.ledger?.used ?? 0,
+      audit_credit: state.auditCredit,
       prior: state.prior === null ? null : JSON.stringify(state.prior),
       updated_at_ms: Math.round(nowMs)
     })
