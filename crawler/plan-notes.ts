@@ -115,27 +115,32 @@ export function skippedNote (f: SkipFacts): ResourcePlan {
     audit: null
   }
   const estimate = estimateText(f.estimate)
-  if (!Number.isFinite(f.elapsedDays)) {
+  const never = !Number.isFinite(f.elapsedDays)
+  if (f.slots === 0 || (!never && f.cutoffIndex === null)) {
+    const until = f.nextDayMs === null ? '' : ` until ${new Date(f.nextDayMs).toISOString()} (the origin's clock)`
+    const spent = `the budget of ${f.requestsPerDay ?? 0} requests a day to ${f.origin} is spent${until}`
+    return {
+      ...base,
+      dueAt: f.nextDayMs === null ? null : new Date(f.nextDayMs).toISOString(),
+      reason: never
+        ? `never fetched, so first in line for the next run: ${spent}; ${estimate}`
+        : `not requested: ${spent}; ${estimate}; ${formatDays(f.elapsedDays)} since the last fetch, P(changed) ${p.toFixed(2)}`
+    }
+  }
+  if (never) {
     return {
       ...base,
       dueAt: f.nextDayMs === null ? null : new Date(f.nextDayMs).toISOString(),
       reason: `never fetched, so first in line for the next run: the ${f.slots} requests ${f.origin} may have this run (${budgetText(f)}) went to other new resources; ${estimate}`
     }
   }
-  if (f.slots === 0 || f.cutoffIndex === null) {
-    const until = f.nextDayMs === null ? '' : ` until ${new Date(f.nextDayMs).toISOString()} (the origin's clock)`
-    return {
-      ...base,
-      dueAt: f.nextDayMs === null ? null : new Date(f.nextDayMs).toISOString(),
-      reason: `not requested: the budget of ${f.requestsPerDay ?? 0} requests a day to ${f.origin} is spent${until}; ${estimate}; ${formatDays(f.elapsedDays)} since the last fetch, P(changed) ${p.toFixed(2)}`
-    }
-  }
-  const due = daysUntilDue(posterior, f.elapsedDays, f.weight, f.cutoffIndex)
+  const cutoff = f.cutoffIndex ?? Number.POSITIVE_INFINITY
+  const due = daysUntilDue(posterior, f.elapsedDays, f.weight, cutoff)
   return {
     ...base,
     dueAt: due === null ? null : new Date(f.nowMs + due * DAY_MS).toISOString(),
     reason: `not due: ${estimate}; ${formatDays(f.elapsedDays)} since the last fetch, P(changed) ${p.toFixed(2)}; ` +
-      `its index ${index.toPrecision(3)} is below the cut-off ${f.cutoffIndex.toPrecision(3)} of the ${f.slots} requests ${f.origin} may have this run (${budgetText(f)}); ` +
+      `its index ${index.toPrecision(3)} is below the cut-off ${cutoff.toPrecision(3)} of the ${f.slots} requests ${f.origin} may have this run (${budgetText(f)}); ` +
       (due === null ? 'not due within a year at this cut-off' : `next visit in about ${formatDays(due)} at this cut-off`)
   }
 }
