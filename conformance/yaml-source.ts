@@ -1,6 +1,7 @@
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
 import type { ErrorObject } from 'ajv'
 import { errors, type ErrorFactory } from '../common/errors.js'
+import { rejectCustomTags } from '../common/yaml-tags.js'
 import type { SourcePos } from './scenario-types.js'
 
 /** A parsed YAML file that still knows where each of its nodes came from. */
@@ -25,6 +26,7 @@ export function parseYamlSource (text: string, file: string): YamlSource {
     const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '')
     throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: ${what} (${first.code})`)
   }
+  rejectCustomTags(doc, lines, text, file)
   return { file, text, doc, lines, value: doc.toJS({ maxAliasCount: 100 }) }
 }
 

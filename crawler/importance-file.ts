@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml'
 import { errors } from '../common/errors.js'
+import { rejectCustomTags } from '../common/yaml-tags.js'
 
 /**
  * `webkrab crawl --plan --importance FILE`: the operator's weight per URL, a
@@ -26,6 +27,7 @@ export function parseImportance (text: string, file: string): Record<string, num
     const at = lines.linePos(first.pos[0])
     throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: ${first.message.split('\n')[0]} (${first.code})`)
   }
+  rejectCustomTags(doc, lines, text, file)
   const contents = doc.contents
   if (contents === null) return {}
   if (!isMap(contents)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--importance ${where(contents)}: expected a mapping from URL to weight, such as "https://example.org/news: 4"`)

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { LineCounter, parseDocument, type Document } from 'yaml'
 import { errors } from '../common/errors.js'
+import { rejectCustomTags } from '../common/yaml-tags.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
@@ -134,6 +135,7 @@ export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
     const { line, col } = lineCounter.linePos(yamlError.pos[0])
     throw errors.WEBKRAB_ERR_BAD_YAML(`${fileName}:${line}:${col}: ${yamlError.message.split('\n')[0]}`)
   }
+  rejectCustomTags(doc, lineCounter, text, fileName)
   const value: unknown = doc.toJS()
   const check = new SiteChecker(fileName, doc, lineCounter)
   if (value === null || value === undefined) check.fail([], 'the site file is empty')
