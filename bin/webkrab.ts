@@ -15,7 +15,20 @@ program
   .version(version)
   .showSuggestionAfterError(true)
   .exitOverride()
-  .configureOutput({ outputError: (str, write) => write(`webkrab: ${str.replace(/^error: /, '')}`) })
+  .configureOutput({ outputError: (str, write) => { write(usageError(null, str)) } })
+
+/**
+ * A usage error as one line with the code every other bad input carries, and the
+ * command it was given to: `webkrab: WEBKRAB_ERR_BAD_FLAG: crawl: unknown option '--x'`.
+ */
+function usageError (command: string | null, text: string): string {
+  return `webkrab: WEBKRAB_ERR_BAD_FLAG: ${command === null ? '' : `${command}: `}${oneLine(text.replace(/^error: /, ''))}\n`
+}
+
+/** Error text on one line: a message may quote input that holds newlines. */
+function oneLine (text: string): string {
+  return text.trim().replace(/\s*[\r\n]+\s*/g, ' ')
+}
 
 registerServe(program)
 registerCrawl(program)
@@ -23,7 +36,10 @@ registerConformance(program)
 registerReport(program)
 registerBench(program)
 
-for (const command of program.commands) command.exitOverride()
+for (const command of program.commands) {
+  command.exitOverride()
+  command.configureOutput({ outputError: (str, write) => { write(usageError(command.name(), str)) } })
+}
 
 try {
   await program.parseAsync(process.argv)
@@ -32,10 +48,13 @@ try {
     // help and version end with code 0; every usage error is bad input: exit 2
     process.exitCode = err.exitCode === 0 ? 0 : 2
   } else if (isWebkrabError(err)) {
-    process.stderr.write(`webkrab: ${err.code}: ${err.message}\n`)
+    process.stderr.write(`webkrab: ${err.code}: ${oneLine(err.message)}\n`)
     process.exitCode = err.exitCode
   } else {
-    process.stderr.write(`webkrab: WEBKRAB_ERR_INTERNAL: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    // a bug, not bad input: one line for the user; the stack only when asked for
+    const detail = err instanceof Error ? err.message : String(err)
+    process.stderr.write(`webkrab: WEBKRAB_ERR_INTERNAL: ${oneLine(detail)} (a bug in WebKrab: please report it; WEBKRAB_DEBUG=1 prints the stack)\n`)
+    if (process.env.WEBKRAB_DEBUG !== undefined && err instanceof Error && err.stack !== undefined) process.stderr.write(`${err.stack}\n`)
     process.exitCode = 1
   }
 }
