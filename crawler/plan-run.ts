@@ -150,10 +150,13 @@ export class PlanRun {
   }
 
   /**
-   * The first request to an origin, chosen before its clock is known: a
-   * never-fetched resource if there is one (its mode does not depend on the
-   * time), else the planner's first pick at the time the clock stored last run
-   * gives, or the opening of the next day's budget if that time finds it spent.
+   * The first request to an origin, chosen before its clock is known, at the
+   * time the clock stored last run gives (or the opening of the next day's
+   * budget if that time finds it spent). Of what the plan would ask then, one
+   * whose way of asking does not depend on the time: a never-fetched resource,
+   * an audit or a refetch for want of usable validators (both unconditional
+   * whatever the clock says), else the revalidation least likely to find a
+   * change (a conditional request is right for it whatever the clock says).
    */
   private chooseProbe (run: OriginRun): PlanEntry | null {
     const budget = this.budget()
@@ -166,13 +169,18 @@ export class PlanRun {
     const slots = budget === null ? snapshots.length : Math.max(1, Math.min(budgetWindow(now, run.state?.ledger ?? null, budget).slots, snapshots.length))
     const perDay = budget ?? snapshots.length
     const horizonMs = (slots - 0.5) * DAY_MS / perDay
-    const plan = planRevisits(snapshots.map(planCandidate), { now, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS, auditShare: 0 })
-    // of the resources the plan would ask, the one least likely to have changed: its mode
-    // (a conditional request, most often) is right whatever the clock turns out to say
+    const candidates = snapshots.map(planCandidate)
+    const auditShare = Math.floor(run.auditCredit + AUDIT_SHARE * slots) / slots
+    const plan = planRevisits(candidates, { now, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS, auditShare })
+    const unusable = new Set(candidates.filter(c => c.validators.broken || !c.validators.present || c.validators.quality === 'absent' || c.validators.quality === 'churning').map(c => c.key))
+    const rank = (f: PlannedFetch): number => f.audit ? -2 : f.mode === 'refetch' && unusable.has(f.key) ? -1 : f.changeProbability
     let fetch: PlannedFetch | undefined
-    for (const f of plan.fetches) if (fetch === undefined || f.changeProbability < fetch.changeProbability) fetch = f
+    for (const f of plan.fetches) if (fetch === undefined || rank(f) < rank(fetch)) fetch = f
     const snapshot = snapshots.find(s => s.url === fetch?.key)
-    return fetch === undefined || snapshot === undefined ? null : this.plannedEntry(snapshot, fetch, null, PROBE_PREFIX)
+    if (fetch === undefined || snapshot === undefined) return null
+    // an audit spent here is one the rest of the plan does not owe
+    if (fetch.audit) run.auditCredit -= 1
+    return this.plannedEntry(snapshot, fetch, null, PROBE_PREFIX)
   }
 
   /** Never-fetched resources in the order they get requests: the ones queued by earlier runs first. */
