@@ -36,9 +36,12 @@ registerConformance(program)
 registerReport(program)
 registerBench(program)
 
-for (const command of program.commands) {
+// every command and subcommand (bench bandwidth, ...) names itself in its usage errors
+const commands = program.commands.map(c => ({ command: c, name: c.name() }))
+for (const { command, name } of commands) {
   command.exitOverride()
-  command.configureOutput({ outputError: (str, write) => { write(usageError(command.name(), str)) } })
+  command.configureOutput({ outputError: (str, write) => { write(usageError(name, str)) } })
+  commands.push(...command.commands.map(c => ({ command: c, name: `${name} ${c.name()}` })))
 }
 
 try {

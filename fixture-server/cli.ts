@@ -41,10 +41,8 @@ export function registerServe (program: Command): void {
         site = await loadSiteFile(flags.site)
       }
       let token = flags.token
-      if (!isLoopback(flags.host)) {
-        token ??= randomBytes(18).toString('base64url')
-        process.stderr.write(`webkrab serve: warning: listening on ${flags.host}, beyond loopback; /_webkrab/* needs the header x-webkrab-token: ${token}\n`)
-      }
+      const beyondLoopback = !isLoopback(flags.host)
+      if (beyondLoopback) token ??= randomBytes(18).toString('base64url')
       const running = await startFixtureSite(site, {
         host: flags.host,
         port,
@@ -54,6 +52,8 @@ export function registerServe (program: Command): void {
         clockStart: flags.clockStart,
         realTime: flags.realTime
       })
+      // warned once listening, so a host that cannot be bound gets its one error line and nothing else
+      if (beyondLoopback) process.stderr.write(`webkrab serve: warning: listening on ${flags.host}, beyond loopback; /_webkrab/* needs the header x-webkrab-token: ${token ?? ''}\n`)
       for (const o of running.origins) process.stdout.write(`origin ${o.name} ${o.url}\n`)
       if (token !== undefined) process.stdout.write(`token ${token}\n`)
       await new Promise<void>(resolve => {
