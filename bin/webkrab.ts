@@ -2,11 +2,19 @@
 import { Command, CommanderError } from 'commander'
 import { isWebkrabError } from '../common/errors.js'
 import { version } from '../common/version.js'
-import { registerServe } from '../fixture-server/cli.js'
-import { registerCrawl } from '../crawler/cli.js'
-import { registerConformance } from '../conformance/cli.js'
-import { registerReport } from '../reports/cli.js'
-import { registerBench } from '../bench/cli.js'
+
+/**
+ * Each command's part, loaded only when that command runs (all of them for help, the
+ * version and unknown commands): starting `webkrab crawl` costs the crawler's modules,
+ * not the fixture site's, the harness's and the benchmarks' as well.
+ */
+const PARTS: Record<string, () => Promise<(program: Command) => void>> = {
+  serve: async () => (await import('../fixture-server/cli.js')).registerServe,
+  crawl: async () => (await import('../crawler/cli.js')).registerCrawl,
+  conformance: async () => (await import('../conformance/cli.js')).registerConformance,
+  report: async () => (await import('../reports/cli.js')).registerReport,
+  bench: async () => (await import('../bench/cli.js')).registerBench
+}
 
 const program = new Command()
 program
@@ -30,21 +38,21 @@ function oneLine (text: string): string {
   return text.trim().replace(/\s*[\r\n]+\s*/g, ' ')
 }
 
-registerServe(program)
-registerCrawl(program)
-registerConformance(program)
-registerReport(program)
-registerBench(program)
-
-// every command and subcommand (bench bandwidth, ...) names itself in its usage errors
-const commands = program.commands.map(c => ({ command: c, name: c.name() }))
-for (const { command, name } of commands) {
-  command.exitOverride()
-  command.configureOutput({ outputError: (str, write) => { write(usageError(name, str)) } })
-  commands.push(...command.commands.map(c => ({ command: c, name: `${name} ${c.name()}` })))
+async function register (): Promise<void> {
+  const named = process.argv[2]
+  const wanted = named !== undefined && Object.hasOwn(PARTS, named) ? [named] : Object.keys(PARTS)
+  for (const name of wanted) (await PARTS[name]())(program)
+  // every command and subcommand (bench bandwidth, ...) names itself in its usage errors
+  const commands = program.commands.map(c => ({ command: c, name: c.name() }))
+  for (const { command, name } of commands) {
+    command.exitOverride()
+    command.configureOutput({ outputError: (str, write) => { write(usageError(name, str)) } })
+    commands.push(...command.commands.map(c => ({ command: c, name: `${name} ${c.name()}` })))
+  }
 }
 
 try {
+  await register()
   await program.parseAsync(process.argv)
 } catch (err) {
   if (err instanceof CommanderError) {
