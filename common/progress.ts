@@ -1,11 +1,20 @@
 import { formatBytes } from './units.js'
 
-/** What long work reports as it goes; every field is optional in an update and kept from the last one. */
+/**
+ * What long work reports as it goes; every field is optional in an update and
+ * kept from the last one. A field never given is left off the line (a
+ * simulation has no bytes in flight); deferred and failing show once above 0.
+ */
 export interface ProgressState {
   done: number
-  inFlight: number
-  deferred: number
-  bytes: number
+  inFlight?: number
+  deferred?: number
+  /** Bytes received so far. */
+  bytes?: number
+  /** Units of work that ended badly so far (failing scenarios). */
+  failing?: number
+  /** What was last started or finished, shown at the end of the line. */
+  current?: string
 }
 
 export interface ProgressStream {
@@ -20,6 +29,8 @@ export interface ProgressOptions {
   /** Known amount of work: draws a bar and `done/total`. */
   total?: number
   label: string
+  /** What `done` counts, when it is not units of work (`s` for a run measured in seconds): `12/30 s`. */
+  unit?: string
   /** `--quiet`: draw nothing. */
   quiet?: boolean
   /** Defaults to process.env (CI and NO_COLOR are read from it). */
@@ -51,20 +62,21 @@ export function progressEnabled (stream: ProgressStream, env: NodeJS.ProcessEnv,
 }
 
 /** `crawl [######------] 12/40 done, 3 in flight, 1 deferred, 1.2 MB`, cut to `width` columns. */
-export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80): string {
+export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80, unit = 'done'): string {
   const parts: string[] = []
   if (total !== undefined && total > 0) {
     const share = Math.min(1, Math.max(0, state.done / total))
     const cells = 20
     const filled = Math.round(share * cells)
-    parts.push(`${label} [${'#'.repeat(filled)}${'-'.repeat(cells - filled)}] ${state.done}/${total} done`)
+    parts.push(`${label} [${'#'.repeat(filled)}${'-'.repeat(cells - filled)}] ${state.done}/${total} ${unit}`)
   } else {
-    parts.push(`${label} ${state.done} done`)
+    parts.push(`${label} ${state.done} ${unit}`)
   }
-  parts.push(`${state.inFlight} in flight`)
-  if (state.deferred > 0) parts.push(`${state.deferred} deferred`)
-  parts.push(formatBytes(state.bytes))
-  const line = parts.join(', ')
+  if (state.inFlight !== undefined) parts.push(`${state.inFlight} in flight`)
+  if (state.deferred !== undefined && state.deferred > 0) parts.push(`${state.deferred} deferred`)
+  if (state.failing !== undefined && state.failing > 0) parts.push(`${state.failing} failing`)
+  if (state.bytes !== undefined) parts.push(formatBytes(state.bytes))
+  const line = parts.join(', ') + (state.current !== undefined && state.current !== '' ? ` · ${state.current}` : '')
   const room = Math.max(10, width - 1) // the last column would wrap on some terminals
   return line.length > room ? line.slice(0, room - 1) + '…' : line
 }
@@ -80,7 +92,7 @@ export function createProgress (options: ProgressOptions): Progress {
   const enabled = progressEnabled(options.stream, options.env ?? process.env, options.quiet)
   const interval = options.intervalMs ?? 100
   const now = options.now ?? (() => performance.now())
-  const state: ProgressState = { done: 0, inFlight: 0, deferred: 0, bytes: 0 }
+  const state: ProgressState = { done: 0 }
   let lastDraw = Number.NEGATIVE_INFINITY
   let pending: NodeJS.Timeout | undefined
   let stopped = false
@@ -91,7 +103,7 @@ export function createProgress (options: ProgressOptions): Progress {
     if (stopped) return
     lastDraw = now()
     drawn = true
-    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, options.stream.columns ?? 80))
+    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, options.stream.columns ?? 80, options.unit))
   }
 
   return {

@@ -78,7 +78,7 @@ t.test('a pending redraw is dropped by stop', async t => {
   progress.update({ done: 2 })
   progress.stop()
   await new Promise(resolve => setTimeout(resolve, 30))
-  t.same(stream.writes.map(w => w.replace('\r\u001b[K', '')), ['x 1 done, 0 in flight, 0 B', ''])
+  t.same(stream.writes.map(w => w.replace('\r\u001b[K', '')), ['x 1 done', ''])
 })
 
 t.test('the line never reaches the terminal\'s last column', async t => {
@@ -86,4 +86,18 @@ t.test('the line never reaches the terminal\'s last column', async t => {
   t.ok(line.length <= 39, line)
   t.match(line, /…$/)
   t.match(formatProgressLine('x', { done: 5, inFlight: 0, deferred: 0, bytes: 0 }, 10, 200), '[##########----------] 5/10 done')
+})
+
+t.test('a figure the work never reported is left off the line, and deferred and failing show only above zero', async t => {
+  t.equal(formatProgressLine('bench scheduler', { done: 2 }, 6), 'bench scheduler [#######-------------] 2/6 done')
+  t.equal(formatProgressLine('crawl', { done: 1, inFlight: 2, deferred: 0, failing: 0, bytes: 2048 }, undefined), 'crawl 1 done, 2 in flight, 2.0 kB')
+  t.equal(formatProgressLine('conformance', { done: 3, inFlight: 1, failing: 2, bytes: 0, current: 'auth-x' }, 9, 120), 'conformance [#######-------------] 3/9 done, 1 in flight, 2 failing, 0 B · auth-x')
+})
+
+t.test('work measured in another unit names it in place of "done"', async t => {
+  const stream = tty()
+  const progress = createProgress({ stream, label: 'bench server', total: 30, unit: 's', env: {} })
+  progress.update({ done: 12 })
+  t.equal(stream.writes[0], '\r\u001b[Kbench server [########------------] 12/30 s')
+  progress.stop()
 })
