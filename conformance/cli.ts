@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
+import type { ProgressStream } from '../common/progress.js'
 import { resolveCrawler } from './adapters/load-adapter.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
 import { compareResults, loadResults, renderCompareHtml, renderCompareText } from './reporters/compare.js'
@@ -9,7 +10,7 @@ import { renderConsole, wantsColor } from './reporters/console.js'
 import { renderHtml } from './reporters/html.js'
 import { renderJson } from './reporters/json.js'
 import { renderJunit } from './reporters/junit.js'
-import { progressBar } from './reporters/progress.js'
+import { suiteProgress } from './reporters/progress.js'
 import { renderTap } from './reporters/tap.js'
 import { defaultJobs, runSuite, type SuiteResult } from './run-suite.js'
 
@@ -25,15 +26,19 @@ export interface ConformanceOptions {
   out?: string
   jobs?: number
   state?: string
+  /** Every scenario with its name and the statements of its rules on the console, not only failures. */
+  verbose?: boolean
+  /** No progress line on stderr. */
+  quiet?: boolean
 }
 
 /** Renders the results in one of the stdout formats. */
-export function render (result: SuiteResult, reporter: ReporterName, color: boolean): string {
+export function render (result: SuiteResult, reporter: ReporterName, color: boolean, verbose = false): string {
   switch (reporter) {
     case 'tap': return renderTap(result)
     case 'junit': return renderJunit(result)
     case 'json': return renderJson(result)
-    default: return renderConsole(result, { color })
+    default: return renderConsole(result, { color, verbose })
   }
 }
 
@@ -52,7 +57,14 @@ export function writeOutputs (result: SuiteResult, dir: string): string[] {
 }
 
 /** `--compare`: line up earlier results of several crawlers, scenario by scenario. */
-export function runCompare (files: string[], out: string | undefined, io: { stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream }): number {
+/** Where the command writes: stdout for results, stderr for progress and notes; `env` decides whether progress is drawn (CI, NO_COLOR). */
+export interface ConformanceIo {
+  stdout: { write: (chunk: string) => unknown, isTTY?: boolean }
+  stderr: ProgressStream
+  env?: NodeJS.ProcessEnv
+}
+
+export function runCompare (files: string[], out: string | undefined, io: ConformanceIo): number {
   const cmp = compareResults(loadResults(files))
   const text = renderCompareText(cmp)
   io.stdout.write(text)
@@ -67,20 +79,25 @@ export function runCompare (files: string[], out: string | undefined, io: { stdo
 }
 
 /** The command's work, callable from tests: load, run, report; resolves to the exit code. */
-export async function runConformance (options: ConformanceOptions, io: { stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream } = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runConformance (options: ConformanceOptions, io: ConformanceIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   if (options.compare !== undefined && options.compare.length > 0) return runCompare(options.compare, options.out, io)
   const jobs = options.jobs ?? defaultJobs()
   if (!Number.isSafeInteger(jobs) || jobs < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--jobs must be a positive integer, not ${String(options.jobs)}`)
   const adapter = resolveCrawler(options.crawler)
   const scenarios = await loadScenarios(options.scenarios !== undefined && options.scenarios.length > 0 ? options.scenarios : [SCENARIOS_DIR])
-  const progress = progressBar(io.stderr, scenarios.length)
-  const result = await runSuite(scenarios, adapter, {
-    jobs,
-    ...(options.state !== undefined ? { stateDir: resolve(options.state) } : {}),
-    onResult: (r, done) => { progress.update(r, done) }
-  })
-  progress.end()
-  io.stdout.write(render(result, options.reporter ?? 'console', wantsColor(io.stdout)))
+  const progress = suiteProgress(io.stderr, scenarios.length, { quiet: options.quiet === true, env: io.env })
+  let result: SuiteResult
+  try {
+    result = await runSuite(scenarios, adapter, {
+      jobs,
+      ...(options.state !== undefined ? { stateDir: resolve(options.state) } : {}),
+      onStart: s => { progress.start(s.id) },
+      onResult: (r, done) => { progress.finish(r, done) }
+    })
+  } finally {
+    progress.end()
+  }
+  io.stdout.write(render(result, options.reporter ?? 'console', wantsColor(io.stdout, io.env), options.verbose === true))
   if (options.out !== undefined) {
     const written = writeOutputs(result, resolve(options.out))
     io.stderr.write(`webkrab conformance: wrote ${written.join(', ')}\n`)
@@ -104,6 +121,8 @@ export function registerConformance (program: Command): void {
     .option('--out <dir>', 'also write scorecard.txt, results.json, results.tap, junit.xml and scorecard.html there')
     .option('--jobs <n>', `scenarios run at once (default ${defaultJobs()})`, positiveInt)
     .option('--state <dir>', 'keep each scenario\'s crawler state (store, reports) under this folder')
+    .option('--verbose', 'console: every scenario with its normative name and the statements of the rules it checks')
+    .option('--quiet', 'no progress line on stderr')
     .option('--compare <results...>', 'run nothing: compare results.json files of several crawlers, scenario by scenario (with --out: comparison.txt and comparison.html)')
     .action(async (opts: ConformanceOptions) => {
       process.exitCode = await runConformance(opts)

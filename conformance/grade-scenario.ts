@@ -14,6 +14,8 @@ export interface AssertionResult {
   type: Assertion['type']
   level: Level
   reason: string
+  /** The WebKrab rules its reason cites (statements in the suite's `rules`). */
+  rules: string[]
   status: CheckStatus
   message: string
   /** The adapter lists this failure as known, with this reason. */
@@ -41,7 +43,7 @@ export function runCheck (a: Assertion, ctx: GradeContext): CheckResult {
 export function gradeAssertions (scenario: Scenario, ctx: GradeContext): AssertionResult[] {
   return scenario.assertions.map(a => {
     const r = runCheck(a, ctx)
-    return { id: a.id, type: a.type, level: a.level, reason: a.reason, status: r.status, message: r.message, expected: null }
+    return { id: a.id, type: a.type, level: a.level, reason: a.reason, rules: a.rules, status: r.status, message: r.message, expected: null }
   })
 }
 

@@ -8,6 +8,7 @@ import {
   ASSERTION_TYPES, type Assertion, type AssertionType, type Scenario, type Step, type StepType
 } from './scenario-types.js'
 import { formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from './yaml-source.js'
+import { citedRules, loadRules } from './rules.js'
 import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
 
 export const SCENARIO_SCHEMA_PATH = fromRoot('conformance', 'schema', 'scenario.schema.json')
@@ -135,6 +136,17 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
     if (step.type === 'change' && 'change' in step) checkOrigin(step.change.origin, ['steps', i, 'change', 'origin'])
   })
 
+  // A cited rule must exist: a typo would otherwise print no statement and check nothing.
+  const known = loadRules()
+  const cites = (text: string, path: Array<string | number>): string[] => {
+    const ids = citedRules(text)
+    for (const rid of ids) {
+      if (!known.has(rid)) throw bad(path, `cites WebKrab rule "${rid}", which is not in the rules catalogue (conformance/rules.yaml)`)
+    }
+    return ids
+  }
+  const refRules = (raw.refs as string[]).flatMap((r, i) => cites(r, ['refs', i]))
+
   const seen = new Set<string>()
   const assertions = (raw.assertions as Array<Record<string, unknown>>).map((body, i): Assertion => {
     const types = ASSERTION_TYPES.filter(t => t in body)
@@ -148,7 +160,8 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
     if (seen.has(aid)) throw bad(['assertions', i, 'id'], `assertion id "${aid}" is used twice in this scenario`)
     seen.add(aid)
     checkAssertion(type, body[type], ['assertions', i, type], steps, bad, checkOrigin, checkUrl)
-    return { ...body, type, pos: positionOf(src, ['assertions', i]) } as Assertion
+    const rules = cites(body.reason as string, ['assertions', i, 'reason'])
+    return { ...body, type, rules, pos: positionOf(src, ['assertions', i]) } as Assertion
   })
 
   return {
@@ -157,6 +170,7 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
     kind: raw.kind as Scenario['kind'],
     depends_on: (raw.depends_on as string[] | undefined) ?? [],
     refs: raw.refs as string[],
+    rules: [...new Set([...refRules, ...assertions.flatMap(a => a.rules)])],
     concern: basename(dirname(resolve(file))),
     ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
     site,

@@ -22,6 +22,8 @@ export interface ScenarioResult {
   concern: string
   file: string
   refs: string[]
+  /** The WebKrab rules the scenario cites (statements in the suite's `rules`). */
+  rules: string[]
   dependsOn: string[]
   verdict: Verdict
   /** One line: why this verdict (the first failure, the setup problem, the skip reason). */
@@ -32,6 +34,8 @@ export interface ScenarioResult {
   notes: string[]
   /** Requests the site saw, for the record. */
   requests: number
+  /** Bytes the site sent in answer (header blocks and bodies, as the journal counted them). */
+  bytes: number
   durationMs: number
   /** The adapter lists this scenario's failure as known, with this reason. */
   expected: string | null
@@ -47,8 +51,8 @@ export function displayPath (file: string): string {
 
 export function skeleton (s: Scenario): Omit<ScenarioResult, 'verdict' | 'message'> {
   return {
-    id: s.id, name: s.name, kind: s.kind, concern: s.concern, file: displayPath(s.file), refs: s.refs, dependsOn: s.depends_on,
-    assertions: [], steps: [], notes: [], requests: 0, durationMs: 0, expected: null, unexpectedPass: false
+    id: s.id, name: s.name, kind: s.kind, concern: s.concern, file: displayPath(s.file), refs: s.refs, rules: s.rules, dependsOn: s.depends_on,
+    assertions: [], steps: [], notes: [], requests: 0, bytes: 0, durationMs: 0, expected: null, unexpectedPass: false
   }
 }
 
@@ -125,7 +129,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     }
   } catch (err) {
     await site.close().catch(() => {})
-    return done('setup-fail', (err as Error).message, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length })
+    return done('setup-fail', (err as Error).message, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length, bytes: bytesOf(seen) })
   }
   await site.close().catch(() => {})
 
@@ -133,10 +137,14 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   try {
     const assertions = gradeAssertions(scenario, ctx)
     const { verdict, message } = verdictOf(scenario.kind, assertions)
-    return done(verdict, message, { assertions, steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length })
+    return done(verdict, message, { assertions, steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length, bytes: bytesOf(seen) })
   } catch (err) {
-    return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length })
+    return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length, bytes: bytesOf(seen) })
   }
+}
+
+function bytesOf (seen: Seen[]): number {
+  return seen.reduce((n, e) => n + e.headerBytes + e.bodyBytes, 0)
 }
 
 /** One line per crawl step in which the crawler itself got into trouble, with the last thing it printed. */

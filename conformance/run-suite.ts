@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
 import { dependencyHolds, failsRequirement, VERDICTS, type Verdict } from './grade-scenario.js'
 import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
+import { ruleIndex, type RuleIndex } from './rules.js'
 import type { Scenario } from './scenario-types.js'
 
 export interface SuiteOptions {
@@ -35,6 +36,8 @@ export interface SuiteResult {
   /** 0 when every required assertion passed, 1 otherwise. */
   exitCode: 0 | 1
   scenarios: ScenarioResult[]
+  /** The catalogue entries of every WebKrab rule the scenarios cite, so each format can print the rule, not just its id. */
+  rules: RuleIndex
 }
 
 export function defaultJobs (): number {
@@ -145,6 +148,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
     jobs,
     totals,
     exitCode: totals.requiredFailures === 0 ? 0 : 1,
-    scenarios: ordered
+    scenarios: ordered,
+    rules: ruleIndex(ordered.flatMap(s => s.rules))
   }
 }

@@ -92,6 +92,8 @@ export type Assertion = AssertionBody & {
   reason: string
   /** Set by the loader. */
   type: AssertionType
+  /** The WebKrab rules its reason cites (`WebKrab rule <id>`), set by the loader. */
+  rules: string[]
   pos: SourcePos
 }
 
@@ -134,6 +136,8 @@ export interface Scenario {
   kind: ScenarioKind
   depends_on: string[]
   refs: string[]
+  /** Every WebKrab rule the scenario cites, in its refs or its assertions' reasons (conformance/rules.yaml). */
+  rules: string[]
   /** The folder under scenarios/: validators, retry-after, ... */
   concern: string
   description?: string

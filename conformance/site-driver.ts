@@ -30,6 +30,9 @@ export interface Seen {
   completedAt: number | null
   connectionId: string
   cut: boolean
+  /** What the server sent: the header block and the body as it went on the wire. */
+  headerBytes: number
+  bodyBytes: number
 }
 
 export interface SiteOrigin { name: string, url: string }
@@ -109,7 +112,9 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
     arrivedAt: toEpoch(e.arrivedAt) ?? 0,
     completedAt: toEpoch(e.completedAt),
     connectionId: String(e.connectionId),
-    cut: e.cut === true
+    cut: e.cut === true,
+    headerBytes: typeof e.headerBytes === 'number' ? e.headerBytes : 0,
+    bodyBytes: typeof e.bodyBytes === 'number' ? e.bodyBytes : 0
   }
 }
 

@@ -1,7 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { Verdict } from '../grade-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
-import { byConcern, failureLines, verdictText } from './verdict-words.js'
+import { byConcern, failureDetails, ruleText, verdictText } from './verdict-words.js'
 
 const MARK: Record<Verdict, string> = {
   pass: '✔',
@@ -35,8 +35,17 @@ function counts (parts: Array<[number, string]>): string {
   return parts.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`).join(', ')
 }
 
-/** The scorecard: scenarios grouped by concern, failures with their messages, totals, and the outcome. */
-export function renderConsole (result: SuiteResult, options: { color: boolean }): string {
+export interface ConsoleOptions {
+  color: boolean
+  /** Every scenario with its normative name and the statements of the rules it checks, not only the failures. */
+  verbose?: boolean
+}
+
+/**
+ * The scorecard: scenarios grouped by concern, failures with what the server
+ * saw and the WebKrab rule each broke, totals, and the outcome.
+ */
+export function renderConsole (result: SuiteResult, options: ConsoleOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 })
   const lines: string[] = []
   lines.push(c.bold(`WebKrab conformance: ${result.crawler.name}`) + c.gray(` (${result.crawler.command})`))
@@ -47,8 +56,14 @@ export function renderConsole (result: SuiteResult, options: { color: boolean })
       const tone = paint(c, s.verdict, s.expected !== null)
       const kind = s.kind === 'required' ? '' : c.gray(` [${s.kind}]`)
       lines.push(`  ${tone(MARK[s.verdict])} ${s.id}${kind} ${s.verdict === 'pass' && !s.unexpectedPass ? '' : tone(verdictText(s))}`.trimEnd())
+      if (options.verbose === true) {
+        lines.push(c.gray(`      ${s.name}`))
+        if (s.verdict === 'pass') for (const id of s.rules ?? []) lines.push(c.gray(`        ${ruleText(id, result.rules)}`))
+      }
       if (s.verdict !== 'pass') {
-        for (const line of failureLines(s)) lines.push(c.gray('      ') + line)
+        for (const d of failureDetails(s, result.rules)) {
+          lines.push(d.kind === 'rule' || d.kind === 'reason' ? c.gray(`        ${d.text}`) : `      ${d.text}`)
+        }
         if (s.expected !== null) lines.push(c.cyan(`      known: ${s.expected}`))
       }
     }

@@ -7,7 +7,8 @@ import { palette } from '../../reports/page-kit/palette.js'
 import { version } from '../../common/version.js'
 import { VERDICTS, type Verdict } from '../grade-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
-import { byConcern, failureLines, verdictText } from './verdict-words.js'
+import type { ScenarioResult } from '../run-scenario.js'
+import { byConcern, failureDetails, verdictText, type FailureDetail } from './verdict-words.js'
 
 const COLOR: Record<Verdict, string> = {
   pass: palette.green,
@@ -25,6 +26,52 @@ function tone (v: Verdict, known: boolean): Tone | undefined {
   if (v === 'fail' || v === 'setup-fail' || v === 'harness-fail') return 'bad'
   if (v === 'optional-fail' || v === 'dependency-fail') return 'warn'
   return undefined
+}
+
+function detailHtml (d: FailureDetail): string {
+  if (d.kind === 'rule' && d.rule !== undefined) {
+    const statement = d.text.replace(/^rule [^:]+(: )?/, '')
+    return `<div class="note rule-line">rule <a href="#rule-${escapeHtml(d.rule)}"><code>${escapeHtml(d.rule)}</code></a>${statement === '' ? '' : `: ${escapeHtml(statement)}`}</div>`
+  }
+  return `<div${d.kind === 'failure' ? '' : ' class="note"'}>${escapeHtml(d.text)}</div>`
+}
+
+/** The scenario's references: its WebKrab rules as links to the rules table, then the RFC sections and other citations. */
+function refsHtml (s: ScenarioResult, result: SuiteResult): string {
+  const rules = (s.rules ?? []).map(id => `<a href="#rule-${escapeHtml(id)}" title="${escapeHtml(result.rules?.[id]?.statement ?? '')}"><code>${escapeHtml(id)}</code></a>`)
+  const others = s.refs.filter(r => !/^WebKrab rule /.test(r)).map(escapeHtml)
+  return [...rules, ...others].join('<br>')
+}
+
+/** Every rule the run's scenarios cite: its statement, the RFC sections it rests on, why, and how the scenarios citing it fared. */
+function rulesTable (result: SuiteResult): string {
+  const index = result.rules ?? {}
+  const ids = Object.keys(index)
+  if (ids.length === 0) return ''
+  const rows = ids.map(id => {
+    const r = index[id]
+    const citing = result.scenarios.filter(s => (s.rules ?? []).includes(id))
+    const failing = citing.filter(s => s.expected === null && (s.verdict === 'fail' || s.verdict === 'optional-fail' || s.verdict === 'setup-fail' || s.verdict === 'harness-fail' || s.verdict === 'dependency-fail'))
+    const passing = citing.filter(s => s.verdict === 'pass').length
+    const verdict = failing.length > 0 ? badge(`${failing.length} failing`, 'bad') : badge(`${passing}/${citing.length} pass`, passing === citing.length ? 'good' : undefined)
+    return {
+      attrs: { id: `rule-${id}`, 'data-rule': id, 'data-scenarios': citing.length, 'data-failing': failing.length },
+      cells: [
+        r.concern,
+        { html: `<code>${escapeHtml(id)}</code>`, sort: id },
+        { html: `${escapeHtml(r.statement)}<div class="note">${escapeHtml(r.why)}</div>`, sort: r.statement },
+        { html: r.rfc.map(escapeHtml).join('<br>'), sort: r.rfc.join(' ') },
+        { html: verdict + `<div class="note">${citing.map(s => escapeHtml(s.id)).join('<br>')}</div>`, sort: failing.length * 1000 + citing.length, title: citing.map(s => `${s.id}: ${s.verdict}`).join('\n') }
+      ]
+    }
+  })
+  return dataTable({
+    id: 'rules',
+    columns: [{ label: 'Concern' }, { label: 'Rule' }, { label: 'Statement and why', className: 'wide' }, { label: 'RFC' }, { label: 'Scenarios' }],
+    rows,
+    search: 'Filter rules…',
+    selects: [{ column: 0, label: 'Concern', options: [...new Set(ids.map(id => index[id].concern))].sort() }]
+  })
 }
 
 /**
@@ -54,8 +101,8 @@ export function renderHtml (result: SuiteResult): string {
       { html: `<code>${escapeHtml(s.id)}</code><div class="note">${escapeHtml(s.name)}</div>`, sort: s.id },
       s.kind,
       { html: badge(verdictText(s), tone(s.verdict, s.expected !== null)), sort: s.verdict },
-      { html: s.verdict === 'pass' ? '' : failureLines(s).map(l => `<div>${escapeHtml(l)}</div>`).join('') + (s.expected !== null ? `<div class="note">known: ${escapeHtml(s.expected)}</div>` : ''), sort: s.message },
-      { html: escapeHtml(s.refs.join('; ')), sort: s.refs.join(' ') }
+      { html: s.verdict === 'pass' ? '' : failureDetails(s, result.rules).map(detailHtml).join('') + (s.expected !== null ? `<div class="note">known: ${escapeHtml(s.expected)}</div>` : ''), sort: s.message },
+      { html: refsHtml(s, result), sort: s.refs.join(' ') }
     ]
   }))
   const table = dataTable({
@@ -65,9 +112,11 @@ export function renderHtml (result: SuiteResult): string {
     search: 'Filter scenarios…',
     selects: [{ column: 0, label: 'Concern', options: groups.map(([c]) => c) }, { column: 3, label: 'Verdict', options: [...VERDICTS] }]
   })
+  const rules = rulesTable(result)
   const body = stats +
     card({ title: 'Verdicts by concern', caption: 'Each scenario is graded from the fixture site\'s journal and, when the crawler writes one, its fetch report.', body: chart + key }) +
-    card({ title: 'Scenarios', body: table, id: 'scenario-table' })
+    card({ title: 'Scenarios', body: table, id: 'scenario-table' }) +
+    (rules === '' ? '' : card({ title: 'WebKrab rules', caption: 'The rules the scenarios check (conformance/rules.yaml), each with the RFC sections it rests on and the scenarios that cite it.', body: rules, id: 'rules-table' }))
   return renderPage({
     title: `Conformance: ${result.crawler.name}`,
     subtitle: `${result.crawler.command} · ${t.scenarios} scenarios · ${new Date(result.startedAt).toUTCString()}`,

@@ -1,21 +1,36 @@
+import { createProgress, type ProgressStream } from '../../common/progress.js'
 import type { ScenarioResult } from '../run-scenario.js'
 
+export interface SuiteProgress {
+  /** A scenario started running. */
+  start: (id: string) => void
+  /** A scenario ended (`done` scenarios so far). */
+  finish: (result: ScenarioResult, done: number) => void
+  end: () => void
+}
+
 /**
- * A one-line progress bar on a terminal (stderr), redrawn in place; nothing at
- * all when the stream is not a TTY, so CI logs and pipes stay clean.
+ * The suite's progress line on a terminal, drawn by common/progress.ts: scenarios
+ * done of all, running, failing, and the bytes the fixture sites sent; silent
+ * when piped, in CI, with NO_COLOR or --quiet.
  */
-export function progressBar (stream: NodeJS.WriteStream, total: number): { update: (r: ScenarioResult, done: number) => void, end: () => void } {
-  if (stream.isTTY !== true) return { update: () => {}, end: () => {} }
-  let failed = 0
-  const width = 30
+export function suiteProgress (stream: ProgressStream, total: number, options: { quiet?: boolean, env?: NodeJS.ProcessEnv, intervalMs?: number } = {}): SuiteProgress {
+  const progress = createProgress({ stream, total, label: 'conformance', quiet: options.quiet, env: options.env, intervalMs: options.intervalMs })
+  // a dependency-fail ends without having started, so running scenarios are counted by id
+  const running = new Set<string>()
+  let failing = 0
+  let bytes = 0
   return {
-    update: (r, done) => {
-      if (r.verdict === 'fail' || r.verdict === 'setup-fail' || r.verdict === 'harness-fail') failed++
-      const filled = Math.round((done / total) * width)
-      const bar = '█'.repeat(filled) + '░'.repeat(width - filled)
-      const line = `${bar} ${done}/${total}${failed > 0 ? ` (${failed} failing)` : ''} ${r.id}`
-      stream.write(`\r\x1b[2K${line.slice(0, Math.max(20, (stream.columns ?? 80) - 1))}`)
+    start (id) {
+      running.add(id)
+      progress.update({ inFlight: running.size, current: id })
     },
-    end: () => { stream.write('\r\x1b[2K') }
+    finish (result, done) {
+      running.delete(result.id)
+      if (result.expected === null && ['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].includes(result.verdict)) failing++
+      bytes += result.bytes ?? 0
+      progress.update({ done, inFlight: running.size, failing, bytes, current: result.id })
+    },
+    end () { progress.stop() }
   }
 }

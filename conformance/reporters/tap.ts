@@ -1,14 +1,15 @@
 import { stringify } from 'yaml'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
-import { failureLines } from './verdict-words.js'
+import type { RuleIndex } from '../rules.js'
+import { failureLines, ruleText } from './verdict-words.js'
 
 /** A TAP description may not contain `#` unescaped (it starts a directive). */
 function escapeDescription (text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/#/g, '\\#').replace(/\n/g, ' ')
 }
 
-function diagnostics (s: ScenarioResult): string {
+function diagnostics (s: ScenarioResult, rules: RuleIndex | undefined): string {
   const data: Record<string, unknown> = {
     message: s.message,
     severity: s.verdict,
@@ -18,7 +19,11 @@ function diagnostics (s: ScenarioResult): string {
     refs: s.refs
   }
   const failed = s.assertions.filter(a => a.status === 'fail')
-  if (failed.length > 0) data.failures = failureLines(s)
+  if (failed.length > 0) {
+    data.failures = failureLines(s, rules).filter(l => !l.startsWith(' '))
+    const broken = [...new Set(failed.flatMap(a => a.rules ?? []))]
+    if (broken.length > 0) data.rules = broken.map(id => ruleText(id, rules).replace(/^rule /, ''))
+  }
   if (s.expected !== null) data.known = s.expected
   const yaml = stringify(data, { lineWidth: 0 }).trimEnd().split('\n').map(l => `  ${l}`).join('\n')
   return `  ---\n${yaml}\n  ...`
@@ -54,7 +59,7 @@ export function renderTap (result: SuiteResult): string {
             : `not ok ${n} - ${desc} # TODO ${s.kind} scenario`
     }
     out.push(line)
-    if (s.verdict !== 'pass' && s.verdict !== 'untested') out.push(diagnostics(s))
+    if (s.verdict !== 'pass' && s.verdict !== 'untested') out.push(diagnostics(s, result.rules))
   })
   const t = result.totals
   out.push(`# scenarios ${t.scenarios}, pass ${t.byVerdict.pass}, required failures ${t.requiredFailures}, known failures ${t.expectedFailures}`)

@@ -91,7 +91,7 @@ t.test('an assertion without a check lists the checks there are', async t => {
 t.test('a report check on a step that is not a crawl is rejected', async t => {
   const err = await rejection(GOOD + `  - id: reported
     level: must
-    reason: "Issue 3: the report says unchanged."
+    reason: "RFC 9111 §4.3.4: the report says unchanged."
     resource: { step: 2, url: /validators/strong, field: outcome, equals: unchanged }
 `)
   t.match(err.message, /:17:\d+: step 2 is a advance step; this check needs a crawl step/)
@@ -163,7 +163,7 @@ t.test('the shipped suite', async t => {
   t.test('gives every scenario an id prefixed with its folder, and every assertion a reason that cites a rule', async t => {
     for (const s of suite) {
       t.ok(s.id.startsWith(`${s.concern}-`), `${s.id} starts with ${s.concern}-`)
-      for (const a of s.assertions) t.match(a.reason, /RFC \d+|Issue \d|CONTRACT|DESIGN/, `${s.id}/${a.id} cites an RFC section or a rule`)
+      for (const a of s.assertions) t.match(a.reason, /RFC \d+ §|WebKrab rule [a-z0-9-]+/, `${s.id}/${a.id} cites an RFC section or a WebKrab rule`)
       t.ok(s.refs.length > 0, `${s.id} cites a rule`)
     }
   })

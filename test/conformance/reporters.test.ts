@@ -9,21 +9,26 @@ import { renderHtml } from '../../conformance/reporters/html.js'
 import { renderJson } from '../../conformance/reporters/json.js'
 import { renderJunit } from '../../conformance/reporters/junit.js'
 import { renderTap } from '../../conformance/reporters/tap.js'
-import { progressBar } from '../../conformance/reporters/progress.js'
+import { suiteProgress } from '../../conformance/reporters/progress.js'
 import type { Verdict } from '../../conformance/grade-scenario.js'
 import type { ScenarioResult } from '../../conformance/run-scenario.js'
 import { totalsOf, type SuiteResult } from '../../conformance/run-suite.js'
+import type { RuleIndex } from '../../conformance/rules.js'
 import { findAll, readXml } from './read-xml.js'
+
+const RULE = 'conditional-sends-stored-validator'
+const STATEMENT = 'A stored validator goes back exactly as the server sent it.'
+const rules: RuleIndex = { [RULE]: { concern: 'conditional', statement: STATEMENT, rfc: ['RFC 9110 §13.1.2'], why: 'Only the server\'s own value is sure to match.' } }
 
 function scenario (id: string, concern: string, verdict: Verdict, extra: Partial<ScenarioResult> = {}): ScenarioResult {
   const failed = verdict === 'fail' || verdict === 'optional-fail'
   return {
-    id, name: `The rule of ${id}.`, kind: 'required', concern, file: `scenarios/${concern}/${id}.yaml`, refs: ['RFC 9110 §13.1.2'], dependsOn: [],
+    id, name: `The rule of ${id}.`, kind: 'required', concern, file: `scenarios/${concern}/${id}.yaml`, refs: ['RFC 9110 §13.1.2', `WebKrab rule ${RULE}`], rules: [RULE], dependsOn: [],
     verdict, message: failed ? 'etag: request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>' : `${verdict} message`,
     assertions: failed
-      ? [{ id: 'etag', type: 'echo', level: verdict === 'fail' ? 'must' : 'should', reason: 'RFC 9110 §13.1.2', status: 'fail', message: 'request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>', expected: null }]
-      : [{ id: 'ok', type: 'requests', level: 'must', reason: 'r', status: verdict === 'untested' ? 'untested' : 'pass', message: 'fine', expected: null }],
-    steps: [], notes: [], requests: 2, durationMs: 120, expected: null, unexpectedPass: false, ...extra
+      ? [{ id: 'etag', type: 'echo', level: verdict === 'fail' ? 'must' : 'should', reason: `WebKrab rule ${RULE}: the stored tag goes back`, rules: [RULE], status: 'fail', message: 'request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>', expected: null }]
+      : [{ id: 'ok', type: 'requests', level: 'must', reason: 'RFC 9110 §9.3.1: r', rules: [], status: verdict === 'untested' ? 'untested' : 'pass', message: 'fine', expected: null }],
+    steps: [], notes: [], requests: 2, bytes: 1500, durationMs: 120, expected: null, unexpectedPass: false, ...extra
   }
 }
 
@@ -45,7 +50,8 @@ const suite: SuiteResult = {
   jobs: 4,
   totals: totalsOf(scenarios),
   exitCode: 1,
-  scenarios
+  scenarios,
+  rules
 }
 
 t.test('totals count each verdict, and only unexpected required failures fail the run', async t => {
@@ -145,20 +151,35 @@ t.test('the HTML scorecard lists every scenario with its verdict and escapes wha
   t.match(html, /id="verdicts-by-concern"/)
 })
 
-t.test('the progress bar draws only on a terminal', async t => {
+t.test('the suite\'s progress line counts scenarios done, running and failing, and the bytes the sites sent, on a terminal only', async t => {
   const written: string[] = []
-  const stream = (isTTY: boolean): NodeJS.WriteStream => ({ isTTY, columns: 80, write: (s: string) => { written.push(s); return true } }) as unknown as NodeJS.WriteStream
-  const quiet = progressBar(stream(false), 2)
-  quiet.update(scenarios[0], 1)
-  quiet.end()
+  const stream = (isTTY: boolean): { isTTY: boolean, columns: number, write: (s: string) => boolean } => ({ isTTY, columns: 120, write: (s: string) => { written.push(s); return true } })
+  const piped = suiteProgress(stream(false), 2, { env: {} })
+  piped.start('caching-a')
+  piped.finish(scenarios[0], 1)
+  piped.end()
   t.same(written, [], 'nothing when piped')
-  const bar = progressBar(stream(true), 2)
-  bar.update(scenarios[1], 1)
-  bar.update(scenarios[0], 2)
+  const inCi = suiteProgress(stream(true), 2, { env: { CI: 'true' } })
+  inCi.start('caching-a')
+  inCi.end()
+  t.same(written, [], 'nothing in CI')
+  const bar = suiteProgress(stream(true), 2, { env: {} })
+  bar.start('caching-b')
+  bar.start('caching-a')
+  t.equal(written.at(-1), '\r\u001b[Kconformance [--------------------] 0/2 done, 1 in flight · caching-b', 'the first redraw shows what is running')
   bar.end()
-  t.match(written[0], /^\r\x1b\[2K█{15}░{15} 1\/2 \(1 failing\) caching-b/)
-  t.match(written[1], /2\/2 \(1 failing\) caching-a/)
-  t.equal(written[2], '\r\x1b[2K', 'the line is cleared at the end')
+  // no throttling, so every update draws
+  const last = suiteProgress(stream(true), 2, { env: {}, intervalMs: 0 })
+  written.length = 0
+  last.start('caching-b')
+  last.start('caching-a')
+  t.match(written.at(-1), /0\/2 done, 2 in flight · caching-a$/)
+  last.finish(scenarios[1], 1)
+  t.match(written.at(-1), /\[#{10}-{10}\] 1\/2 done, 1 in flight, 1 failing, 1\.5 kB · caching-b$/)
+  last.finish(scenarios[0], 2)
+  t.equal(written.at(-1), '\r\u001b[Kconformance [####################] 2/2 done, 0 in flight, 1 failing, 3.0 kB · caching-a')
+  last.end()
+  t.equal(written.at(-1), '\r\u001b[K', 'the line is erased at the end')
 })
 
 t.test('--compare lines crawlers up by scenario, with an empty cell where one did not run it', async t => {
@@ -181,4 +202,54 @@ t.test('--compare refuses a file that is not a results file, as bad input', asyn
   writeFileSync(join(dir, 'report.json'), '{"schema":"webkrab.report/v1"}')
   t.throws(() => loadResults([join(dir, 'report.json')]), { code: 'WEBKRAB_ERR_BAD_FLAG', exitCode: 2, message: /not a conformance results file/ })
   t.throws(() => loadResults([join(dir, 'missing.json')]), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND' })
+})
+
+t.test('a failure names the WebKrab rule it broke with the rule\'s statement, in every format', async t => {
+  const plain = renderConsole(suite, { color: false })
+  t.match(plain, /✘ caching-b FAIL\n {6}etag \[must\]: request 2 carried no If-None-Match[^\n]*\n {8}rule conditional-sends-stored-validator: A stored validator goes back exactly as the server sent it\.\n/)
+
+  const junit = readXml(renderJunit(suite))
+  const failure = findAll(junit, 'testcase').find(c => c.attrs.name === 'caching-b')?.children.find(c => c.name === 'failure')
+  t.match(failure?.attrs.message, /had ETag "a1" <&> \(WebKrab rule conditional-sends-stored-validator: A stored validator goes back exactly as the server sent it\.\)$/)
+  t.match(failure?.text, /\n {2}rule conditional-sends-stored-validator: A stored validator/)
+
+  const parser = new Parser()
+  const asserts: Result[] = []
+  parser.on('assert', (r: Result) => { asserts.push(r) })
+  const done = new Promise(resolve => parser.on('complete', resolve))
+  parser.end(renderTap(suite))
+  await done
+  t.same((asserts.find(a => a.name === 'caching/caching-b')?.diag as { rules?: string[] }).rules, [`${RULE}: ${STATEMENT}`])
+
+  const html = renderHtml(suite)
+  t.match(html, new RegExp(`<div class="note rule-line">rule <a href="#rule-${RULE}"><code>${RULE}</code></a>: ${STATEMENT.replace('.', '\\.')}</div>`))
+  t.match(html, new RegExp(`<tr id="rule-${RULE}" data-rule="${RULE}" data-scenarios="8" data-failing="4">`), 'the rules table counts the scenarios citing the rule and those failing it (known failures aside)')
+})
+
+t.test('an assertion that cites no rule shows its reason under the failure, and the scenario\'s main rule', async t => {
+  const noRule = scenario('caching-z', 'caching', 'fail')
+  noRule.assertions = noRule.assertions.map(a => ({ ...a, reason: 'RFC 9110 §13.1.2: the tag goes back.', rules: [] }))
+  const one: SuiteResult = { ...suite, scenarios: [noRule], totals: totalsOf([noRule]) }
+  t.match(renderConsole(one, { color: false }), /etag \[must\]: request 2[^\n]*\n {8}reason: RFC 9110 §13\.1\.2: the tag goes back\.\n {8}rule conditional-sends-stored-validator: A stored validator/,
+    'then the rule the scenario cites first')
+})
+
+t.test('the verbose scorecard gives every scenario its normative name and the statements of its rules, passing ones too', async t => {
+  const quiet = renderConsole(suite, { color: false })
+  const verbose = renderConsole(suite, { color: false, verbose: true })
+  t.notMatch(quiet, /The rule of caching-a\./)
+  t.match(verbose, /✔ caching-a\n {6}The rule of caching-a\.\n {8}rule conditional-sends-stored-validator: A stored validator goes back exactly as the server sent it\.\n/)
+})
+
+t.test('results written before rules had ids still render, with ids and without statements', async t => {
+  const bare = JSON.parse(JSON.stringify(suite)) as { rules?: unknown, scenarios: Array<{ rules?: unknown, assertions: Array<{ rules?: unknown }> }> }
+  delete bare.rules
+  for (const s of bare.scenarios) {
+    delete s.rules
+    for (const a of s.assertions) delete a.rules
+  }
+  const old = bare as unknown as SuiteResult
+  t.doesNotThrow(() => renderHtml(old))
+  t.doesNotThrow(() => renderJunit(old))
+  t.match(renderConsole(old, { color: false }), /etag \[must\]: request 2[^\n]*\n {8}reason: WebKrab rule conditional-sends-stored-validator: the stored tag goes back\n/)
 })

@@ -10,7 +10,7 @@ import { runScenario, type ScenarioResult } from '../../conformance/run-scenario
 import { applyExpectations, runSuite, totalsOf } from '../../conformance/run-suite.js'
 
 const result = (status: AssertionResult['status'], level: AssertionResult['level'] = 'must', id = 'a'): AssertionResult =>
-  ({ id, type: 'requests', level, reason: 'RFC 9110 §13: why', status, message: `${id} ${status}`, expected: null })
+  ({ id, type: 'requests', level, reason: 'RFC 9110 §13: why', rules: [], status, message: `${id} ${status}`, expected: null })
 
 t.test('a failed must-level assertion of a required scenario is a fail', async t => {
   t.same(verdictOf('required', [result('pass', 'must', 'x'), result('fail', 'must', 'y')]), { verdict: 'fail', message: 'y: y fail' })
@@ -36,9 +36,9 @@ t.test('only a dependency that failed holds its dependents back; an untested one
 })
 
 const base: ScenarioResult = {
-  id: 'validators-x', name: 'N.', kind: 'required', concern: 'validators', file: 'f', refs: [], dependsOn: [], verdict: 'fail', message: 'm',
+  id: 'validators-x', name: 'N.', kind: 'required', concern: 'validators', file: 'f', refs: [], rules: [], dependsOn: [], verdict: 'fail', message: 'm',
   assertions: [{ ...result('fail', 'must', 'etag'), expected: null }, { ...result('pass', 'must', 'count'), expected: null }],
-  steps: [], notes: [], requests: 2, durationMs: 1, expected: null, unexpectedPass: false
+  steps: [], notes: [], requests: 2, bytes: 0, durationMs: 1, expected: null, unexpectedPass: false
 }
 
 t.test('a known failure listed for the whole scenario is marked with its reason and does not count against the run', async t => {
