@@ -8,7 +8,7 @@ import { startFixtureSite } from '../fixture-server/index.js'
 import { bandwidthSite, changeTimes } from './bandwidth/bandwidth-site.js'
 import { visitsFrom, wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
 import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
-import { PlannerWay } from './bandwidth/planner-way.js'
+import { plannerDay } from './bandwidth/planner-way.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
 
 const DAY = 86_400_000
@@ -77,8 +77,9 @@ function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
  * fixture site whose pages change as seeded Poisson processes; a first full
  * crawl, then `days` site days at a daily budget, three ways on three copies of
  * the same site: unconditional refetch (round-robin), conditional revalidation
- * (the same round-robin visits) and the revisit planner (its own visits,
- * revalidated). Figures come from the server's journal and the true change times.
+ * (the same round-robin visits) and the revisit planner (`crawl --plan
+ * --plan-budget`, its own visits, each revalidated, refetched or audited as it
+ * says). Figures come from the server's journal and the true change times.
  */
 export async function runBandwidthBench (raw: Record<string, unknown> = {}): Promise<BandwidthBenchResult> {
   const o = parseOptions(raw)
@@ -98,21 +99,15 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
         const urls = pages.map(p => `${site.url}${p.path}`)
         const crawlOpts = { concurrency: 8, perOriginConcurrency: 8, revalidateAlways: true }
         const store = join(dir, `${way}.sqlite`)
-        const first = await crawl({ urls, store, ...crawlOpts })
-        const planner = way === 'planner' ? new PlannerWay(urls, perDay) : null
-        if (planner !== null) {
-          planner.learn(first, startMs)
-          planner.refit()
-        }
+        await crawl({ urls, store, ...crawlOpts })
         for (let d = 0; d < o.days; d++) {
           site.clock.advance(DAY)
-          const now = site.clock.now()
-          const chosen = planner !== null ? planner.plan(now) : Array.from({ length: perDay }, (_, k) => urls[(d * perDay + k) % urls.length])
-          const report = await crawl({ urls: chosen, store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store, ...crawlOpts })
-          if (planner !== null) {
-            planner.learn(report, now)
-            planner.refit()
+          if (way === 'planner') {
+            await plannerDay(urls, store, perDay, crawlOpts)
+            continue
           }
+          const chosen = Array.from({ length: perDay }, (_, k) => urls[(d * perDay + k) % urls.length])
+          await crawl({ urls: chosen, store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store, ...crawlOpts })
         }
         const visits: Visit[] = visitsFrom(site.journal.entries(), pageOf)
         if (way === 'unconditional') fullHeaders = initialHeaders(visits, pages.length, startMs)
