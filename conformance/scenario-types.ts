@@ -103,6 +103,8 @@ export interface CrawlOptions {
   retain?: 'body' | 'headers' | 'none'
   change?: 'strict' | 'semantic'
   plan?: boolean
+  /** Requests per origin per day under the revisit planner (implies `plan`). */
+  'plan-budget'?: number
   'max-duration'?: string
   'max-requests'?: number
   'max-bytes'?: string | number

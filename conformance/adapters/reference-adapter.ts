@@ -14,6 +14,7 @@ export interface ReferenceCrawlOptions {
   retain?: 'body' | 'headers' | 'none'
   change?: 'strict' | 'semantic'
   plan?: boolean
+  planBudget?: number
   maxDurationMs?: number
   maxRequests?: number
   maxBytes?: number
@@ -37,6 +38,7 @@ export function toCrawlOptions (req: StepRequest, store: string, report: string)
   if (o.retain !== undefined) out.retain = str('retain') as ReferenceCrawlOptions['retain']
   if (o.change !== undefined) out.change = str('change') as ReferenceCrawlOptions['change']
   if (o.plan !== undefined) out.plan = o.plan === true
+  if (o['plan-budget'] !== undefined) out.planBudget = Number(o['plan-budget'])
   if (o['max-duration'] !== undefined) out.maxDurationMs = parseDuration(str('max-duration'), 'max-duration')
   if (o['max-requests'] !== undefined) out.maxRequests = Number(o['max-requests'])
   if (o['max-bytes'] !== undefined) out.maxBytes = parseSize(str('max-bytes'), 'max-bytes')
