@@ -13,11 +13,13 @@ import { errors } from './errors.js'
 /** The tags of the core schema (YAML 1.2 section 10.3), and `!`, which only says "not a plain scalar". */
 const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map(t => `tag:yaml.org,2002:${t}`).concat('!'))
 
-/** Where the tag of a node starts: the last `!` before the node on its line, else the node itself. */
+/** Where the tag of a node starts: the token holding the last `!` before the node on its line, else the node itself. */
 function tagOffset (text: string, nodeStart: number): number {
   const lineStart = text.lastIndexOf('\n', nodeStart - 1) + 1
-  const bang = text.lastIndexOf('!', nodeStart)
-  return bang >= lineStart ? bang : nodeStart
+  let at = text.lastIndexOf('!', nodeStart)
+  if (at < lineStart) return nodeStart
+  while (at > lineStart && !/[\s[\]{},]/.test(text[at - 1])) at--
+  return at
 }
 
 function shortTag (tag: string): string {
