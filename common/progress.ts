@@ -1,3 +1,4 @@
+import { meterRequests } from './request-meter.js'
 import { formatBytes } from './units.js'
 
 /**
@@ -125,6 +126,47 @@ export function createProgress (options: ProgressOptions): Progress {
       stopped = true
       if (pending !== undefined) clearTimeout(pending)
       if (enabled && drawn) options.stream.write(CLEAR_LINE)
+    }
+  }
+}
+
+/** The crawl events (crawler/crawl-events.ts) the crawl's progress reads, by shape, so that common/ imports nothing of the crawler. */
+export interface CrawlProgressEvent {
+  type: string
+  exchange?: { bytes: { headers: number, body: number } }
+  resource?: { outcome: string }
+}
+
+export interface CrawlProgress extends Progress {
+  /** Pass as the crawl's `onEvent`. */
+  onEvent: (event: CrawlProgressEvent) => void
+}
+
+/**
+ * The progress line of `webkrab crawl`: resources done of the seeds, requests in
+ * flight (from undici's own diagnostics channels: the crawl emits an event only
+ * when a request ends), deferred resources, and bytes received (headers and
+ * bodies of the exchanges that ended).
+ */
+export function crawlProgress (options: ProgressOptions): CrawlProgress {
+  const progress = createProgress(options)
+  const state: ProgressState = { done: 0, inFlight: 0, deferred: 0, bytes: 0 }
+  const meter = progress.enabled ? meterRequests(counts => { state.inFlight = counts.inFlight; progress.update(state) }) : null
+  return {
+    enabled: progress.enabled,
+    onEvent (event) {
+      if (!progress.enabled) return
+      if (event.type === 'exchange' && event.exchange !== undefined) state.bytes = (state.bytes ?? 0) + event.exchange.bytes.headers + event.exchange.bytes.body
+      else if (event.type === 'resource' && event.resource !== undefined) {
+        state.done++
+        if (event.resource.outcome === 'deferred') state.deferred = (state.deferred ?? 0) + 1
+      } else return
+      progress.update(state)
+    },
+    update: progress.update,
+    stop () {
+      meter?.stop()
+      progress.stop()
     }
   }
 }

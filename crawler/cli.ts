@@ -141,17 +141,10 @@ export function registerCrawl (program: Command): void {
       // bad input is refused before the store is opened or anything is sent
       resolveCrawlOptions(options)
       const { crawl } = await import('./crawl.js')
-      const { createProgress } = await import('../common/progress.js')
-      const progress = createProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })
-      const state = { done: 0, deferred: 0, bytes: 0 }
-      const onEvent = (event: CrawlEvent): void => {
-        if (event.type === 'exchange') state.bytes += event.exchange.bytes.headers + event.exchange.bytes.body
-        if (event.type === 'resource') {
-          state.done++
-          if (event.resource.outcome === 'deferred') state.deferred++
-        }
-        if (event.type === 'exchange' || event.type === 'resource') progress.update(state)
-      }
+      const { crawlProgress } = await import('../common/progress.js')
+      // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
+      const progress = crawlProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })
+      const onEvent = (event: CrawlEvent): void => { progress.onEvent(event) }
       const controller = new AbortController()
       const interrupt = (): void => { controller.abort() }
       process.once('SIGINT', interrupt)
