@@ -17,6 +17,7 @@
  */
 
 import { setMaxListeners } from 'node:events'
+import { errors } from '../common/errors.js'
 import { Fifo } from './fifo.js'
 import { monotonicClock, type SchedulerClock } from './monotonic-clock.js'
 
@@ -256,7 +257,7 @@ export class Scheduler<J> {
    * was added since.
    */
   async run (worker: Worker<J>): Promise<SchedulerResult<J>> {
-    if (this.busy) throw new Error('Scheduler.run is already running')
+    if (this.busy) throw errors.WEBKRAB_ERR_INTERNAL('Scheduler.run is already running')
     this.busy = true
     if (this.phase === 'idle') this.phase = 'running'
     while (this.phase === 'running') {
