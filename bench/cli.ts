@@ -73,20 +73,23 @@ export function registerBench (program: Command): void {
     .option('--duration <d>', 'length of each measured run (e.g. 5s)', '5s')
     .option('--rounds <n>', 'measured rounds, alternating bare and fixture; the median ratio counts', '5')
     .option('--warmup <d>', 'warm-up per side before measuring', '1s')
-    .option('--soak', 'the long mixed-path load of the reliability work instead (default 60s)')
+    .option('--soak', 'the mixed-path load of the reliability work instead: 200 connections for 30s unless told, and its checks (errors, journal counts, memory)')
     .option('--json', 'print one JSON object with every figure')
     .option('--out <dir>', 'also write the results there as JSON')
     .action(async (opts: { connections: string, duration: string, rounds: string, warmup: string, soak?: boolean, json?: boolean, out?: string }, command: Command) => {
       const { runServerBench, formatServerBench } = await import('./server.js')
       const durationGiven = command.getOptionValueSource('duration') === 'cli'
+      const connectionsGiven = command.getOptionValueSource('connections') === 'cli'
       const result = await runServerBench({
-        connections: whole(opts.connections, '--connections'),
+        connections: opts.soak === true && !connectionsGiven ? undefined : whole(opts.connections, '--connections'),
         duration: opts.soak === true && !durationGiven ? undefined : seconds(opts.duration, '--duration'),
         rounds: whole(opts.rounds, '--rounds'),
         warmup: seconds(opts.warmup, '--warmup'),
         soak: opts.soak === true
       })
       await emit(opts.soak === true ? 'server-soak' : 'server', result, formatServerBench(result), opts)
+      // the soak's checks are correctness, not speed: a failed one fails the command
+      if (result.bench === 'server-soak' && !result.pass) process.exitCode = 1
     })
 
   bench.command('crawler')

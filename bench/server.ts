@@ -4,6 +4,7 @@ import { createRequire } from 'node:module'
 import { errors } from '../common/errors.js'
 import { formatBytes } from '../common/units.js'
 import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
+import { formatSoak, runSoak, type SoakResult } from './soak.js'
 
 /** The part of autocannon's options and results this benchmark uses (it ships no types). */
 interface CannonOptions {
@@ -29,13 +30,13 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Cannon
 export interface ServerBenchOptions {
   /** Concurrent connections (default 10). */
   connections?: number
-  /** Seconds per measured run (default 5; the soak default is 60). */
+  /** Seconds per measured run (default 5; the soak's default is 30). */
   duration?: number
   /** Measured rounds, each a bare run and a fixture run in alternating order; the median ratio counts (default 5). */
   rounds?: number
   /** Seconds of warm-up per side before measuring (default 1). */
   warmup?: number
-  /** The long mixed-path load instead of the comparison. */
+  /** The long mixed-path load instead of the comparison (bench/soak.ts; 200 connections unless told). */
   soak?: boolean
 }
 
@@ -60,21 +61,6 @@ export interface ServerBenchResult {
   /** Each round's ratio, sorted. */
   roundRatios: number[]
   target: number
-  pass: boolean
-}
-
-export interface SoakResult {
-  bench: 'server-soak'
-  connections: number
-  duration: number
-  requests: number
-  requestsPerSec: number
-  statusCounts: Record<string, number>
-  errors: number
-  timeouts: number
-  rssMiB: { start: number, peak: number, end: number }
-  journal: { kept: number, dropped: number }
-  /** The site still answers, and RSS grew less than 128 MiB. */
   pass: boolean
 }
 
@@ -120,7 +106,7 @@ function positive (name: string, value: number | undefined, fallback: number): n
  * load instead.
  */
 export async function runServerBench (opts: ServerBenchOptions = {}): Promise<ServerBenchResult | SoakResult> {
-  if (opts.soak === true) return await runSoak(opts)
+  if (opts.soak === true) return await runSoak({ connections: opts.connections, duration: opts.duration })
   const connections = Math.round(positive('connections', opts.connections, 10))
   const duration = positive('duration', opts.duration, 5)
   const rounds = Math.round(positive('rounds', opts.rounds, 5))
@@ -155,79 +141,9 @@ export async function runServerBench (opts: ServerBenchOptions = {}): Promise<Se
   }
 }
 
-/** The paths of the soak: every behaviour family that answers quickly, conditional or not. */
-function soakRequests (etag: string): CannonOptions['requests'] {
-  return [
-    { path: '/validators/strong' },
-    { path: '/validators/strong', headers: { 'if-none-match': etag } },
-    { path: '/validators/churn' },
-    { path: '/validators/rotate-on-304', headers: { 'if-none-match': '"x"' } },
-    { path: '/cache/max-age?s=60' },
-    { path: '/vary/accept-language', headers: { 'accept-language': 'fr' } },
-    { path: '/status/429?retry-after=date:%2B30' },
-    { path: '/flaky?fail=3&key=soak' },
-    { path: '/auth/basic' },
-    { path: '/bytes/65536' },
-    { path: '/gzip-bomb?bytes=256KB' },
-    { path: '/redirect/2' },
-    { path: '/changing?every=30s' },
-    // autocannon's parser would wait for a HEAD's announced body, so HEAD stays out of the soak
-    { path: '/slow/headers?ms=20' },
-    { path: '/favicon.ico' }
-  ]
-}
-
-async function runSoak (opts: ServerBenchOptions): Promise<SoakResult> {
-  const connections = Math.round(positive('connections', opts.connections, 10))
-  const duration = positive('duration', opts.duration, 60)
-  const site = await startFixtureSite(null, { realTime: true })
-  const mib = (): number => process.memoryUsage.rss() / 1024 / 1024
-  try {
-    const etag = (await fetch(`${site.url}/validators/strong`)).headers.get('etag') ?? '"none"'
-    const start = mib()
-    let peak = start
-    const sampler = setInterval(() => { peak = Math.max(peak, mib()) }, 250)
-    let r: CannonResult
-    try {
-      r = await autocannon({ url: site.url, connections, duration, requests: soakRequests(etag) })
-    } finally {
-      clearInterval(sampler)
-    }
-    const end = mib()
-    const alive = (await fetch(`${site.url}/validators/strong`)).status === 200
-    const statusCounts: Record<string, number> = {}
-    for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCounts[code] = count
-    return {
-      bench: 'server-soak',
-      connections,
-      duration,
-      requests: r.requests.total,
-      requestsPerSec: r.requests.average,
-      statusCounts,
-      errors: r.errors,
-      timeouts: r.timeouts,
-      rssMiB: { start: Math.round(start), peak: Math.round(peak), end: Math.round(end) },
-      journal: { kept: site.journal.length, dropped: site.journal.dropped },
-      pass: alive && peak - start < 128
-    }
-  } finally {
-    await site.close()
-  }
-}
-
 /** The short table `webkrab bench server` prints. */
 export function formatServerBench (result: ServerBenchResult | SoakResult): string {
-  if (result.bench === 'server-soak') {
-    const codes = Object.entries(result.statusCounts).map(([c, n]) => `${c}: ${n}`).join(', ')
-    return [
-      `server soak: ${result.connections} connections, ${result.duration} s, mixed paths`,
-      `  requests   ${result.requests} (${result.requestsPerSec.toFixed(0)}/s), errors ${result.errors}, timeouts ${result.timeouts}`,
-      `  statuses   ${codes}`,
-      `  RSS MiB    start ${result.rssMiB.start}, peak ${result.rssMiB.peak}, end ${result.rssMiB.end}`,
-      `  journal    ${result.journal.kept} kept, ${result.journal.dropped} dropped`,
-      `  ${result.pass ? 'pass' : 'FAIL'}: the site still answers and memory stayed bounded`
-    ].join('\n')
-  }
+  if (result.bench === 'server-soak') return formatSoak(result)
   const row = (name: string, f: LoadFigures): string =>
     `  ${name.padEnd(22)} ${f.requestsPerSec.toFixed(0).padStart(8)} ${f.latencyMs.p50.toFixed(1).padStart(7)} ${f.latencyMs.p90.toFixed(1).padStart(7)} ${f.latencyMs.p99.toFixed(1).padStart(7)} ${formatBytes(f.bytesPerSec).padStart(9)}/s`
   return [
