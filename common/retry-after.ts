@@ -1,4 +1,4 @@
-import { formatHttpDate, parseHttpDate } from './http-date.js'
+import { formatHttpDate, MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS, parseHttpDate } from './http-date.js'
 
 /**
  * Retry-After (RFC 9110 section 10.2.3): `HTTP-date / delay-seconds`. One
@@ -107,5 +107,6 @@ export function formatRetryAfter (seconds: number, options: { asDate?: boolean, 
   const whole = Math.max(0, Math.floor(seconds))
   if (options.asDate !== true) return String(whole)
   const base = Math.floor((options.dateMs ?? 0) / 1000) * 1000
-  return formatHttpDate(base + whole * 1000)
+  // an HTTP-date cannot name a time past the year 9999: the latest it can is the longest wait it can say
+  return formatHttpDate(Math.min(MAX_HTTP_DATE_MS, Math.max(MIN_HTTP_DATE_MS, base + whole * 1000)))
 }
