@@ -1,5 +1,6 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { Writable } from 'node:stream'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -78,4 +79,29 @@ t.test('bad flags exit 2', async t => {
 t.test('bad input is refused before anything runs, with an error that exits 2', async t => {
   await t.rejects(runConformance({ jobs: 0, scenarios: [SCENARIOS[2]] }), { code: 'WEBKRAB_ERR_BAD_FLAG', exitCode: 2, message: /--jobs must be a positive integer/ })
   await t.rejects(runConformance({ scenarios: ['/nowhere/at/all'] }), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND', exitCode: 2 })
+})
+
+t.test('on a terminal the run draws its progress on stderr, and nothing when stderr is piped or CI is set', async t => {
+  const terminal = (isTTY: boolean): Writable & { isTTY: boolean, columns: number, text: () => string } => {
+    let text = ''
+    const w = new Writable({ write (chunk: Buffer, _e, cb) { text += chunk.toString(); cb() } }) as Writable & { isTTY: boolean, columns: number, text: () => string }
+    w.isTTY = isTTY
+    w.columns = 160
+    w.text = () => text
+    return w
+  }
+  const scenarios = [SCENARIOS[1], SCENARIOS[2]]
+  const tty = terminal(true)
+  const stdout = terminal(false)
+  t.equal(await runConformance({ scenarios, jobs: 1 }, { stdout, stderr: tty, env: {} }), 0)
+  const lines = tty.text().split('\r\u001b[K').filter(l => l !== '')
+  t.match(lines[0], /^conformance \[-{20}\] 0\/2 done, 1 in flight · /, 'the first scenario is shown running')
+  // redraws are throttled, so the last one drawn may be any after the first scenario ended
+  t.ok(lines.some(l => /^conformance \[#{10,20}-{0,10}\] [12]\/2 done, [01] in flight, [\d.]+ k?B · (caching-no-store-not-retained|auth-challenge-gets-one-request)$/.test(l)), 'a scenario done, with the bytes its site sent')
+  t.ok(tty.text().endsWith('\r\u001b[K'), 'the line is erased before the scorecard is printed')
+  t.match(stdout.text(), /^WebKrab conformance: reference/)
+  for (const [what, stream, env] of [['piped', terminal(false), {}], ['CI', terminal(true), { CI: '1' }]] as const) {
+    t.equal(await runConformance({ scenarios: [SCENARIOS[2]], jobs: 1 }, { stdout: terminal(false), stderr: stream, env }), 0)
+    t.equal(stream.text(), '', `${what}: nothing on stderr`)
+  }
 })
