@@ -163,6 +163,17 @@ const OUTCOME_TONE: Partial<Record<Outcome, Tone>> = {
   new: 'info', changed: 'info', unchanged: 'good', 'reused-fresh': 'good', incomplete: 'bad', failed: 'bad', 'needs-operator': 'bad', deferred: 'warn'
 }
 
+/** Under the decision, the revisit planner's word (`--plan`): its mode, the estimated rate, when a skipped page is due, an audit's verdict. */
+function planLine (r: ResourceReport): string {
+  const p = r.plan
+  if (p === null) return ''
+  const mode = p.mode ?? (p.conditional ? 'revalidate' : 'fetch')
+  const rate = p.ratePerDay < 0.01 ? p.ratePerDay.toPrecision(2) : p.ratePerDay.toFixed(2)
+  const due = p.dueAt === undefined || p.dueAt === null ? '' : `, due ${p.dueAt.slice(0, 16).replace('T', ' ')}`
+  const audit = p.audit === undefined || p.audit === null ? '' : `, audit: ${p.audit.verdict}`
+  return `<br><span class="note" data-plan="${escapeHtml(mode)}" title="${escapeHtml(p.reason)}">plan: ${escapeHtml(mode)}, ${rate} changes a day${escapeHtml(due)}${escapeHtml(audit)}</span>`
+}
+
 function resourcesCard (report: FetchReport): string {
   const outcomes = [...new Set(report.resources.map(r => r.outcome))].sort()
   const actions = [...new Set(report.resources.map(r => r.decision.action))].sort()
@@ -178,7 +189,7 @@ function resourcesCard (report: FetchReport): string {
       r.attempts,
       {
         html: `<strong>${escapeHtml(r.decision.action)}</strong><br><span class="note">${escapeHtml(r.decision.reason)}</span>` +
-          (r.decision.header === null ? '' : ` <code>${escapeHtml(r.decision.header)}</code>`),
+          (r.decision.header === null ? '' : ` <code>${escapeHtml(r.decision.header)}</code>`) + planLine(r),
         sort: r.decision.action
       },
       r.reason,
