@@ -20,4 +20,8 @@ export { decideVisit, type VisitDecision, type VisitInput } from './policy/visit
 export { parseVary, variantKey } from './policy/vary.js'
 export { updateFromFullResponse, updateFromNotModified, headersToKeep } from './record-update.js'
 export { planVisit, type PlanNote } from './policy/plan-visit.js'
+export { PlanRun } from './plan-run.js'
+export { PlanStore, type OriginPlanState, type ResourcePlanState } from './plan-store.js'
+export { budgetWindow, ledgerAfter, siteDay, type BudgetWindow, type BudgetLedger } from './plan-budget.js'
+export { loadImportance, parseImportance } from './importance-file.js'
 export { OriginClocks } from './origin-clocks.js'
