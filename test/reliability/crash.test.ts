@@ -1,0 +1,208 @@
+import t, { type Test } from 'tap'
+import Database from 'better-sqlite3'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, watch } from 'node:fs'
+import { join } from 'node:path'
+import { fromRoot } from '../../common/paths.js'
+import { seededRandom } from '../../crawler/policy/backoff.js'
+import { Store } from '../../crawler/store.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+
+/**
+ * Crash safety (issue 8, point 2): the real `webkrab crawl` process, killed with
+ * SIGKILL twenty times at seeded random points, each time in the middle of a
+ * fetch (a request has reached the site, its response not yet read), in the middle
+ * of a commit (the write-ahead log is being written), or at a random moment. After
+ * every kill the store must open, pass SQLite's integrity check, hold every record
+ * it had committed before the kill (read from the store by a second connection
+ * while the crawl ran: a reader sees only commits), and hold no half-written
+ * record: each stored body is as long as its record says and hashes to its digest.
+ * Each rerun picks up where the last one died (the seeds in a new order each time,
+ * so that reruns store new pages too); a final run completes the work.
+ *
+ * Two chains of ten kills run side by side, each with its own site and store: a
+ * process start is most of each run's time, and two of them overlap well.
+ */
+
+const bin = fromRoot('dist/bin/webkrab.js')
+const CHAINS = 2
+const KILLS_PER_CHAIN = 10
+
+/** Pages the crawl fetches: mostly small, some past the store's 256 KiB chunk size (staged while they stream). */
+function pageUrls (site: RunningSite): string[] {
+  const urls: string[] = []
+  for (let i = 0; i < 20; i++) urls.push(`${site.url}/bytes/${20_000 + i * 97}?page=${i}`)
+  for (let i = 0; i < 3; i++) urls.push(`${site.url}/bytes/${600_000 + i * 1024}?big=${i}`)
+  return urls
+}
+
+type Snapshot = Map<string, string>
+
+/** What the store has committed: url -> strict digest, as a connection of its own reads it. */
+function committed (db: Database.Database): Snapshot {
+  const rows = db.prepare('SELECT url, digest_strict FROM resources').all() as Array<{ url: string, digest_strict: string | null }>
+  return new Map(rows.map(r => [r.url, r.digest_strict ?? '']))
+}
+
+type Trigger = { kind: 'fetch', request: number } | { kind: 'commit', write: number } | { kind: 'time', ms: number }
+
+/**
+ * Runs `webkrab crawl` and kills it when the trigger fires: at the n-th request to
+ * reach the site, at the n-th write to the store's log once requests have begun
+ * (the writes of opening the store do not count), or n ms after its first request.
+ * Meanwhile it reads what the store has committed, as often as it can. Resolves
+ * with the last snapshot taken before the kill, and how the process ended.
+ */
+async function crawlUntilKilled (site: RunningSite, store: string, urls: string[], trigger: Trigger): Promise<{ before: Snapshot, signal: NodeJS.Signals | null, code: number | null }> {
+  const child = spawn(process.execPath, [bin, 'crawl', ...urls, '--store', store, '--quiet', '--concurrency', '4', '--per-origin-concurrency', '4'], { stdio: 'ignore' })
+  const exited = new Promise<{ signal: NodeJS.Signals | null, code: number | null }>(resolve => child.once('exit', (code, signal) => { resolve({ code, signal }) }))
+  let before: Snapshot = new Map()
+  let killed = false
+  const kill = (): void => {
+    if (killed) return
+    killed = true
+    child.kill('SIGKILL')
+  }
+  const cleanups: Array<() => void> = []
+  let requests = 0
+  const onEntry = (): void => {
+    requests++
+    if (trigger.kind === 'fetch' && requests === trigger.request) kill()
+    if (trigger.kind === 'time' && requests === 1) {
+      const timer = setTimeout(kill, trigger.ms)
+      cleanups.push(() => { clearTimeout(timer) })
+    }
+  }
+  site.journal.on('entry', onEntry)
+  cleanups.push(() => { site.journal.off('entry', onEntry) })
+  if (trigger.kind === 'commit') {
+    let writes = 0
+    const watcher = watch(join(store, '..'), (_event, file) => {
+      if (requests > 0 && file !== null && String(file).endsWith('.sqlite-wal') && ++writes === trigger.write) kill()
+    })
+    cleanups.push(() => { watcher.close() })
+  }
+  // snapshots of what is committed, taken until the process is gone (the kill does not wait for them)
+  let running = true
+  const reader = (async () => {
+    let db: Database.Database | null = null
+    try {
+      while (running && !killed) {
+        try {
+          if (db === null && existsSync(store)) {
+            db = new Database(store, { readonly: true, fileMustExist: true })
+            db.pragma('busy_timeout = 2000')
+          }
+          if (db !== null) {
+            const snap = committed(db)
+            if (!killed) before = snap
+          }
+        } catch {
+          // the crawler may be creating the store: the next look will do
+          db?.close()
+          db = null
+        }
+        await new Promise(resolve => setTimeout(resolve, 10))
+      }
+    } finally {
+      db?.close()
+    }
+  })()
+  const end = await exited
+  running = false
+  await reader
+  for (const c of cleanups) c()
+  return { before, ...end }
+}
+
+/** What must hold of the store after any crash; returns its records' digests. */
+function checkStore (t: Test, path: string, before: Snapshot, label: string): Snapshot {
+  const raw = new Database(path)
+  try {
+    t.equal(raw.pragma('integrity_check', { simple: true }), 'ok', `${label}: integrity_check`)
+    t.same(raw.pragma('foreign_key_check'), [], `${label}: no row points at a record that does not exist`)
+  } finally {
+    raw.close()
+  }
+  const store = Store.open(path)
+  try {
+    const records = store.all()
+    const now: Snapshot = new Map(records.map(r => [r.url, r.digestStrict ?? '']))
+    const lost = [...before].filter(([url, digest]) => now.get(url) !== digest)
+    t.same(lost, [], `${label}: every record committed before the kill is there (${before.size} of them)`)
+    let bad = 0
+    for (const r of records) {
+      if (r.retained !== 'body' || r.noStore) continue
+      const body = store.readBody(r.id) ?? Buffer.alloc(0)
+      const digest = `sha256:${createHash('sha256').update(body).digest('hex')}`
+      if (body.length !== r.bodyBytes || digest !== r.digestStrict) bad++
+    }
+    t.equal(bad, 0, `${label}: every stored body has its record's length and digest (${records.length} records)`)
+    const staged = (store.connection.prepare('SELECT count(*) AS n FROM bodies WHERE staging IS NOT NULL').get() as { n: number }).n
+    t.equal(staged, 0, `${label}: the chunks of downloads cut short are gone once the store opens`)
+    return now
+  } finally {
+    store.close()
+  }
+}
+
+/** A seeded shuffle (Fisher-Yates). */
+function shuffled<T> (items: T[], random: () => number): T[] {
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
+}
+
+interface ChainResult { kills: number, killedRuns: number, held: number, final: Snapshot, finalCode: number | null, finalSignal: NodeJS.Signals | null, revalidated: number, urls: string[] }
+
+/** Kills of one store, then the rerun that completes its work. */
+async function chain (t: Test, n: number, seed: number, dir: string): Promise<ChainResult> {
+  const site = await startFixtureSite(null, { journalSize: 50_000 })
+  try {
+    const store = join(dir, `crawl-${n}.sqlite`)
+    const urls = pageUrls(site)
+    const random = seededRandom(seed)
+    let killedRuns = 0
+    let held = 0
+    for (let i = 0; i < KILLS_PER_CHAIN; i++) {
+      const kind = (['fetch', 'commit', 'time'] as const)[(i + n) % 3]
+      const trigger: Trigger = kind === 'fetch'
+        ? { kind, request: 1 + Math.floor(random() * urls.length) }
+        : kind === 'commit'
+          ? { kind, write: 1 + Math.floor(random() * 4) }
+          : { kind, ms: Math.floor(random() * 60) }
+      const { before, signal } = await crawlUntilKilled(site, store, shuffled(urls, random), trigger)
+      const label = `chain ${n}, kill ${i + 1} (${kind} ${JSON.stringify(trigger)})`
+      t.comment(`${label}: ${signal ?? 'exited'}, ${before.size} records committed before`)
+      if (signal === 'SIGKILL') killedRuns++
+      if (!existsSync(store)) continue
+      held = Math.max(held, checkStore(t, store, before, label).size)
+    }
+    // the rerun completes the work, with what the killed runs stored
+    const seq = site.journal.nextSeq
+    const end = await crawlUntilKilled(site, store, urls, { kind: 'fetch', request: Number.MAX_SAFE_INTEGER })
+    const final = checkStore(t, store, new Map(), `chain ${n}, after the rerun`)
+    const revalidated = site.journal.since(seq).filter(e => e.headers['if-none-match'] !== undefined || e.headers['if-modified-since'] !== undefined).length
+    return { kills: KILLS_PER_CHAIN, killedRuns, held, final, finalCode: end.code, finalSignal: end.signal, revalidated, urls }
+  } finally {
+    await site.close()
+  }
+}
+
+t.test('a crawl killed with SIGKILL twenty times keeps every commit whole, and a rerun completes the work', async t => {
+  const dir = t.testdir()
+  const chains = await Promise.all(Array.from({ length: CHAINS }, async (_, n) => await chain(t, n, 0x5eed + n, dir)))
+  const kills = chains.reduce((sum, c) => sum + c.killedRuns, 0)
+  t.ok(kills >= CHAINS * KILLS_PER_CHAIN - 2, `${kills} of ${CHAINS * KILLS_PER_CHAIN} runs were killed mid-run (a run may finish before its trigger)`)
+  for (const [n, c] of chains.entries()) {
+    t.ok(c.held > 0, `chain ${n}: the kills left committed records to check (${c.held})`)
+    t.equal(c.finalSignal, null)
+    t.equal(c.finalCode, 0, `chain ${n}: the rerun exits 0`)
+    t.same([...c.final.keys()].sort(), [...c.urls].sort(), `chain ${n}: every page is stored`)
+    t.ok(c.revalidated > 0, `chain ${n}: the rerun revalidated what the killed runs had stored`)
+  }
+})
