@@ -6,6 +6,14 @@ import { fail, pass, plural, type CheckResult, type GradeContext } from './check
 type HeaderSpec = HeaderAssertion['header']
 type EchoSpec = EchoAssertion['echo']
 
+/**
+ * A header value as a verdict quotes it: whole up to 160 characters, then cut with its
+ * length, so a hostile value (a hundred entity tags) does not flood the scorecard.
+ */
+export function quoteValue (value: string): string {
+  return value.length <= 160 ? value : `${value.slice(0, 160)}… (${value.length} characters)`
+}
+
 function pickWhich (found: Seen[], which: HeaderSpec['which']): Seen[] {
   if (which === 'first') return found.slice(0, 1)
   if (which === 'last') return found.slice(-1)
@@ -28,16 +36,16 @@ export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
     const value = s.headers[name]
     const req = nameRequest(ctx.seen, s)
     if (spec.present === true && value === undefined) return fail(`${req} carried no ${spec.name}; it must carry one`)
-    if (spec.present === false && value !== undefined) return fail(`${req} carried ${spec.name}: ${value}; it must carry none`)
+    if (spec.present === false && value !== undefined) return fail(`${req} carried ${spec.name}: ${quoteValue(value)}; it must carry none`)
     if (spec.equals !== undefined && value !== spec.equals) {
       return fail(value === undefined
         ? `${req} carried no ${spec.name}; expected ${spec.name}: ${spec.equals}`
-        : `${req} carried ${spec.name}: ${value}; expected ${spec.name}: ${spec.equals}`)
+        : `${req} carried ${spec.name}: ${quoteValue(value)}; expected ${spec.name}: ${spec.equals}`)
     }
     if (re !== null && (value === undefined || !re.test(value))) {
       return fail(value === undefined
         ? `${req} carried no ${spec.name}; expected one matching /${spec.matches ?? ''}/`
-        : `${req} carried ${spec.name}: ${value}, which does not match /${spec.matches ?? ''}/`)
+        : `${req} carried ${spec.name}: ${quoteValue(value)}, which does not match /${spec.matches ?? ''}/`)
     }
   }
   const rule = spec.present === false ? `without ${spec.name}` : `with ${spec.name}${spec.equals !== undefined ? `: ${spec.equals}` : ''}`
@@ -71,9 +79,9 @@ export function checkEcho (spec: EchoSpec, ctx: GradeContext): CheckResult {
     const sent = source.responseHeaders[resName]
     const got = s.headers[reqName]
     const req = nameRequest(ctx.seen, s)
-    const res = `${nameResponse(ctx.seen, source)} had ${spec.response_header} ${sent}`
+    const res = `${nameResponse(ctx.seen, source)} had ${spec.response_header} ${quoteValue(sent)}`
     if (got === undefined) return fail(`${req} carried no ${spec.request_header}; ${res}`)
-    if (got !== sent) return fail(`${req} carried ${spec.request_header} ${got}; ${res}`)
+    if (got !== sent) return fail(`${req} carried ${spec.request_header} ${quoteValue(got)}; ${res}`)
   }
   const what = describeSelector(spec, 'request')
   if (checked === 0) {
