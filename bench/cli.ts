@@ -98,10 +98,11 @@ export function registerBench (program: Command): void {
     .option('--page-bytes <n>', 'body size of each page in bytes', '20000')
     .option('--concurrency <n>', 'requests at once, for both sides', '8')
     .option('--rounds <n>', 'measured rounds per side', '3')
+    .option('--warmup <n>', 'unmeasured rounds per side first (0 for none)', '1')
     .option('--retain <what>', 'what the crawler keeps: body, headers or none', 'body')
     .option('--json', 'print one JSON object with every figure')
     .option('--out <dir>', 'also write the results there as JSON')
-    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, retain: string, json?: boolean, out?: string }) => {
+    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string }) => {
       if (!['body', 'headers', 'none'].includes(opts.retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain ${JSON.stringify(opts.retain)}: body, headers or none`)
       const { runCrawlerBench, formatCrawlerBench } = await import('./crawler.js')
       const result = await runCrawlerBench({
@@ -109,6 +110,7 @@ export function registerBench (program: Command): void {
         pageBytes: whole(opts.pageBytes, '--page-bytes', 0),
         concurrency: whole(opts.concurrency, '--concurrency'),
         rounds: whole(opts.rounds, '--rounds'),
+        warmup: whole(opts.warmup, '--warmup', 0),
         retain: opts.retain as 'body' | 'headers' | 'none'
       })
       await emit('crawler', result, formatCrawlerBench(result), opts)

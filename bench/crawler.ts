@@ -15,7 +15,10 @@ import { crawl } from '../crawler/index.js'
  * (BENCHMARKS.md). The crawler pays for everything it does per page (decisions,
  * decoding, two digests, a SQLite transaction with the body in chunks, the
  * report's events); the bare loop only reads bodies. Rounds alternate the two so
- * that neither always runs warm; the best round of each counts. The fixture site
+ * that neither always runs warm; the best round of each counts. Unmeasured warm-up
+ * rounds go first on both sides: the crawler runs far more code than the bare loop,
+ * and a JIT compiler still warming up is a cost of starting a process, not of
+ * fetching a page (a long crawl runs warm). The fixture site
  * runs in its own process (`webkrab serve`), as a real site would: its work is
  * not charged to either client.
  */
@@ -28,6 +31,8 @@ export interface CrawlerBenchOptions {
   concurrency?: number
   /** Measured rounds per side (default 3). */
   rounds?: number
+  /** Unmeasured rounds per side first (default 1). */
+  warmup?: number
   /** What the crawler keeps of each page (default body, as `webkrab crawl` does). */
   retain?: 'body' | 'headers' | 'none'
 }
@@ -47,6 +52,7 @@ export interface CrawlerBenchResult {
   pageBytes: number
   concurrency: number
   rounds: number
+  warmup: number
   retain: 'body' | 'headers' | 'none'
   crawler: CrawlerSideFigures
   bareUndici: CrawlerSideFigures
@@ -130,6 +136,7 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
   const pageBytes = positive('--page-bytes', opts.pageBytes, 20_000, 100_000_000)
   const concurrency = positive('--concurrency', opts.concurrency, 8, 1024)
   const rounds = positive('--rounds', opts.rounds, 3, 100)
+  const warmup = opts.warmup === 0 ? 0 : positive('--warmup', opts.warmup, 1, 100)
   const retain = opts.retain ?? 'body'
   if (!['body', 'headers', 'none'].includes(retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain must be body, headers or none, not ${String(retain)}`)
   const site = await serveFixtureSite(Math.max(1000, pages * 2))
@@ -137,6 +144,10 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
   const urls = Array.from({ length: pages }, (_, i) => `${site.url}/bytes/${pageBytes}?page=${i}`)
   let best: { crawler: CrawlerSideFigures, bare: CrawlerSideFigures } | null = null
   try {
+    for (let round = 0; round < warmup; round++) {
+      await bareLoop(urls, concurrency)
+      await crawl({ urls, store: join(dir, `warmup-${round}.sqlite`), concurrency, perOriginConcurrency: concurrency, retain })
+    }
     for (let round = 0; round < rounds; round++) {
       const bare = await measured(async () => await bareLoop(urls, concurrency))
       const store = join(dir, `round-${round}.sqlite`)
@@ -165,6 +176,7 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
     pageBytes,
     concurrency,
     rounds,
+    warmup,
     retain,
     crawler: best.crawler,
     bareUndici: best.bare,
@@ -179,7 +191,7 @@ export function formatCrawlerBench (r: CrawlerBenchResult): string {
   const row = (name: string, f: CrawlerSideFigures): string =>
     `  ${name.padEnd(20)} ${f.pagesPerSecond.toFixed(0).padStart(10)} ${String(f.elapsedMs).padStart(10)} ${formatBytes(f.peakRssBytes).padStart(10)} ${String(f.failures).padStart(8)}`
   return [
-    `crawler: ${r.pages} pages of ${formatBytes(r.pageBytes)}, concurrency ${r.concurrency}, --retain ${r.retain}, best of ${r.rounds} rounds`,
+    `crawler: ${r.pages} pages of ${formatBytes(r.pageBytes)}, concurrency ${r.concurrency}, --retain ${r.retain}, best of ${r.rounds} rounds after ${r.warmup} warm-up`,
     `  ${''.padEnd(20)} ${'pages/s'.padStart(10)} ${'ms'.padStart(10)} ${'peak RSS'.padStart(10)} ${'failures'.padStart(8)}`,
     row('reference crawler', r.crawler),
     row('bare undici loop', r.bareUndici),
