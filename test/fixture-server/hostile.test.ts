@@ -225,3 +225,18 @@ t.test('the index page and the README catalogue table list every hostile path', 
     t.ok(readme.includes(`\`${e.path.split(/[?|]/)[0]}`), `${e.path} is in the README table`)
   }
 })
+
+t.test('a site file reaches the field-level hostile cases with headers, sequences and redirects', async t => {
+  const { buildFixtureSite, parseSiteYaml } = await import('../../fixture-server/index.js')
+  const site = buildFixtureSite(parseSiteYaml(readFileSync(fromRoot('test/fixture-server/fixtures/hostile.site.yaml'), 'utf8'), 'hostile.site.yaml'))
+  t.teardown(async () => { await site.close() })
+  const get = async (url: string): Promise<{ statusCode: number, headers: Record<string, unknown> }> => await site.app.inject({ url })
+  t.equal((await get('/unquoted-etag')).headers.etag, 'abc123')
+  t.equal((await get('/hundred-etags')).headers.etag, Array.from({ length: 100 }, (_, i) => `"t${i}"`).join(', '))
+  t.equal((await get('/garbage-date')).headers.date, 'yesterday, around teatime')
+  const negative = await get('/negative-retry-after')
+  t.equal(negative.statusCode, 503)
+  t.equal(negative.headers['retry-after'], '-5')
+  t.equal((await get('/retry-after-9999')).headers['retry-after'], 'Fri, 31 Dec 9999 23:59:59 GMT')
+  t.equal((await get('/to-file')).headers.location, 'file:///etc/passwd')
+})
