@@ -3,20 +3,32 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { errors } from '../common/errors.js'
 import { parseDuration } from '../common/units.js'
-import { schedulerBenchOptions, type BenchFlag } from './sim/scheduler-options.js'
+import { parseSchedulerOptions, schedulerBenchOptions, type BenchFlag } from './sim/scheduler-options.js'
 import { bandwidthBenchOptions } from './bandwidth.js'
+import { stepProgress, withClockProgress, withRequestProgress } from './bench-progress.js'
 
-/** Prints a benchmark's result: one JSON object with --json, else its short table; --out keeps the JSON. */
-async function emit (name: string, result: unknown, table: string, opts: { json?: boolean, out?: string }): Promise<void> {
+/**
+ * Prints a benchmark's result: one JSON object with --json, else its short
+ * table. With --out, the result is kept as `bench-NAME.json` and, rendered from
+ * that JSON alone, as the chart page `bench-NAME.html`.
+ */
+async function emit (name: string, result: unknown, table: string, opts: { json?: boolean, out?: string }, page?: () => string): Promise<void> {
   if (opts.out !== undefined) {
+    const files = [join(opts.out, `bench-${name}.json`), ...(page === undefined ? [] : [join(opts.out, `bench-${name}.html`)])]
     try {
       await mkdir(opts.out, { recursive: true })
-      await writeFile(join(opts.out, `bench-${name}.json`), JSON.stringify(result, null, 2) + '\n')
+      await writeFile(files[0], JSON.stringify(result, null, 2) + '\n')
+      if (page !== undefined) await writeFile(files[1], page())
     } catch (err) {
       throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${JSON.stringify(opts.out)}: cannot write there (${(err as Error).message})`, { cause: err })
     }
+    wrote(files)
   }
   process.stdout.write(opts.json === true ? JSON.stringify(result, null, 2) + '\n' : table.endsWith('\n') ? table : table + '\n')
+}
+
+function wrote (files: string[]): void {
+  if (files.length > 0) process.stderr.write(`webkrab bench: wrote ${files.join(', ')}\n`)
 }
 
 function whole (value: string | undefined, flag: string, min = 1): number | undefined {
@@ -51,8 +63,16 @@ export function registerBench (program: Command): void {
   declare(scheduler, schedulerBenchOptions)
     .action(async (opts: Record<string, unknown>) => {
       const { runSchedulerBench, formatSchedulerTable } = await import('./scheduler.js')
-      const quiet = opts.json === true || process.stderr.isTTY !== true
-      const result = await runSchedulerBench(opts, { onProgress: quiet ? undefined : line => process.stderr.write(line + '\n') })
+      const o = parseSchedulerOptions(opts)
+      // one step per policy and budget, drawn on a terminal only
+      const progress = stepProgress('bench scheduler', (o.budget !== null ? 1 : o.ratios.length) * o.policies.length)
+      let result
+      try {
+        result = await runSchedulerBench(opts, { onProgress: line => { progress.step(line.replace(/^scheduler: /, '')) } })
+      } finally {
+        progress.stop()
+      }
+      wrote(result.files)
       process.stdout.write(opts.json === true ? JSON.stringify(result, null, 2) + '\n' : formatSchedulerTable(result) + '\n')
     })
 
@@ -63,8 +83,10 @@ export function registerBench (program: Command): void {
   bandwidth
     .action(async (opts: { json?: boolean, out?: string } & Record<string, unknown>) => {
       const { runBandwidthBench, formatBandwidthTable } = await import('./bandwidth.js')
-      const result = await runBandwidthBench(opts)
-      await emit('bandwidth', result, formatBandwidthTable(result), opts)
+      const result = await withRequestProgress('bench bandwidth', undefined, async () => await runBandwidthBench(opts))
+      // runBandwidthBench writes bench-bandwidth.json and .html itself with --out
+      wrote(result.files)
+      await emit('bandwidth', result, formatBandwidthTable(result), { json: opts.json })
     })
 
   bench.command('server')
@@ -75,19 +97,28 @@ export function registerBench (program: Command): void {
     .option('--warmup <d>', 'warm-up per side before measuring', '1s')
     .option('--soak', 'the mixed-path load of the reliability work instead: 200 connections for 30s unless told, and its checks (errors, journal counts, memory)')
     .option('--json', 'print one JSON object with every figure')
-    .option('--out <dir>', 'also write the results there as JSON')
+    .option('--out <dir>', 'also write the results there: bench-server.json and a chart page bench-server.html (with --soak: bench-server-soak.*)')
     .action(async (opts: { connections: string, duration: string, rounds: string, warmup: string, soak?: boolean, json?: boolean, out?: string }, command: Command) => {
       const { runServerBench, formatServerBench } = await import('./server.js')
       const durationGiven = command.getOptionValueSource('duration') === 'cli'
       const connectionsGiven = command.getOptionValueSource('connections') === 'cli'
-      const result = await runServerBench({
+      const settings = {
         connections: opts.soak === true && !connectionsGiven ? undefined : whole(opts.connections, '--connections'),
         duration: opts.soak === true && !durationGiven ? undefined : seconds(opts.duration, '--duration'),
         rounds: whole(opts.rounds, '--rounds'),
         warmup: seconds(opts.warmup, '--warmup'),
         soak: opts.soak === true
-      })
-      await emit(opts.soak === true ? 'server-soak' : 'server', result, formatServerBench(result), opts)
+      }
+      // autocannon runs for fixed times: a warm-up per side, then two runs a round (the soak: one run, 30 s unless told)
+      const expected = settings.soak ? settings.duration ?? 30 : 2 * (settings.warmup ?? 1) + 2 * (settings.rounds ?? 5) * (settings.duration ?? 5)
+      const result = await withClockProgress(settings.soak ? 'bench server --soak' : 'bench server', expected, async () => await runServerBench(settings))
+      if (result.bench === 'server-soak') {
+        const { renderSoakPage } = await import('./pages/soak-page.js')
+        await emit('server-soak', result, formatServerBench(result), opts, () => renderSoakPage(result))
+      } else {
+        const { renderServerPage } = await import('./pages/server-page.js')
+        await emit('server', result, formatServerBench(result), opts, () => renderServerPage(result))
+      }
       // the soak's checks are correctness, not speed: a failed one fails the command
       if (result.bench === 'server-soak' && !result.pass) process.exitCode = 1
     })
@@ -101,18 +132,22 @@ export function registerBench (program: Command): void {
     .option('--warmup <n>', 'unmeasured rounds per side first (0 for none)', '1')
     .option('--retain <what>', 'what the crawler keeps: body, headers or none', 'body')
     .option('--json', 'print one JSON object with every figure')
-    .option('--out <dir>', 'also write the results there as JSON')
+    .option('--out <dir>', 'also write the results there: bench-crawler.json and a chart page bench-crawler.html')
     .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string }) => {
       if (!['body', 'headers', 'none'].includes(opts.retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain ${JSON.stringify(opts.retain)}: body, headers or none`)
       const { runCrawlerBench, formatCrawlerBench } = await import('./crawler.js')
-      const result = await runCrawlerBench({
+      const settings = {
         pages: whole(opts.pages, '--pages'),
         pageBytes: whole(opts.pageBytes, '--page-bytes', 0),
         concurrency: whole(opts.concurrency, '--concurrency'),
         rounds: whole(opts.rounds, '--rounds'),
         warmup: whole(opts.warmup, '--warmup', 0),
         retain: opts.retain as 'body' | 'headers' | 'none'
-      })
-      await emit('crawler', result, formatCrawlerBench(result), opts)
+      }
+      // each round, warm-up ones included, fetches every page twice: the bare loop, then the crawler
+      const requests = 2 * ((settings.rounds ?? 3) + (settings.warmup ?? 1)) * (settings.pages ?? 500)
+      const result = await withRequestProgress('bench crawler', requests, async () => await runCrawlerBench(settings))
+      const { renderCrawlerPage } = await import('./pages/crawler-page.js')
+      await emit('crawler', result, formatCrawlerBench(result), opts, () => renderCrawlerPage(result))
     })
 }
