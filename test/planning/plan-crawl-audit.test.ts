@@ -1,6 +1,7 @@
 import t from 'tap'
 import { PlanStore } from '../../crawler/plan-store.js'
 import { Store } from '../../crawler/store.js'
+import { validateReport } from '../../reports/load-report.js'
 import type { FetchReport } from '../../reports/report-types.js'
 import { entryFor, openPlanBench } from './plan-crawl-bench.js'
 
@@ -50,6 +51,7 @@ t.test('an audit catches a server that answers 304 to changed content: the verdi
   t.equal(lie.plan?.validatorsBroken, true)
   t.equal(lie.outcome, 'changed', 'the audit found the content changed')
   t.match(lie.reason, /validators broken/)
+  t.equal(validateReport(JSON.parse(JSON.stringify(audited.report))), null, 'the report, audit verdict and skipped pages included, keeps the report schema')
 
   const store = Store.open(bench.storePath)
   try {

@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { JournalEntry } from '../../fixture-server/index.js'
+import { validateReport } from '../../reports/load-report.js'
 import { renderHtml } from '../../reports/render-html.js'
 import { entryFor, openPlanBench, requestsPerSiteDay } from './plan-crawl-bench.js'
 
@@ -62,6 +63,7 @@ t.test('no site day sees more requests than the budget, never-fetched pages come
     if (day === 5) {
       for (const r of skipped) t.match(r.reason, /^not due: about one change every .*; its index .* is below the cut-off .* of the 3 requests .* (next visit in about|not due within a year)/)
       t.ok(skipped.some(r => r.plan?.dueAt !== null), 'a skipped page says when it should be due')
+      t.equal(validateReport(JSON.parse(JSON.stringify(run.report))), null, 'skipped pages and their plan notes keep the report schema')
       const html = renderHtml(run.report)
       t.equal(html.match(/data-plan="skip"/g)?.length, 7, 'the HTML report shows the plan under each decision')
       t.match(html, /plan: (revalidate|refetch|audit), \d/)
