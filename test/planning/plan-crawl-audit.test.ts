@@ -57,9 +57,15 @@ t.test('an audit catches a server that answers 304 to changed content: the verdi
   try {
     const record = store.find(bench.url('/lie'), {})
     if (record === null) throw new Error('/lie is not stored')
-    const state = new PlanStore(store.connection).resource(record.id)
+    const plans = new PlanStore(store.connection)
+    const state = plans.resource(record.id)
     t.equal(state?.validatorsBroken, true, 'the verdict is stored')
     t.equal(state?.audit?.verdict, 'broken')
+    t.ok(state?.estimate !== null && state?.estimate.atMs === record.collectedAtMs, 'the estimate after the audit is stored with its time')
+    t.ok((state?.estimate?.changes ?? 0) >= 1, 'and counts the change the audit found')
+    const origin = plans.origin(new URL(bench.url('/')).origin)
+    t.equal(origin?.prior?.basis, 'fitted', 'the site prior, refitted after the run, is stored')
+    t.same(origin?.ledger, { day: Math.floor(record.collectedAtMs / 86_400_000), used: 10 }, 'and the day\'s budget ledger')
     const observations = record.changeHistory?.observations ?? []
     t.notOk(observations.some(o => o.evidence === 'not-modified'), 'the 304 claims are retracted from the history')
     const last = observations[observations.length - 1]
