@@ -54,6 +54,8 @@ export async function withClockProgress<T> (label: string, seconds: number, work
 export function stepProgress (label: string, total: number, options: BenchProgressOptions = {}): Progress & { step: (current: string) => void } {
   const progress = createProgress({ stream: options.stream ?? process.stderr, env: options.env, label, total, intervalMs: options.intervalMs })
   let done = 0
+  // drawn at once: the first step of a simulation can take seconds
+  progress.update({ done })
   return {
     enabled: progress.enabled,
     update: progress.update,
