@@ -46,7 +46,7 @@ function refsHtml (s: ScenarioResult, result: SuiteResult): string {
 /** Every rule the run's scenarios cite: its statement, the RFC sections it rests on, why, and how the scenarios citing it fared. */
 function rulesTable (result: SuiteResult): string {
   const index = result.rules ?? {}
-  const ids = Object.keys(index)
+  const ids = Object.keys(index).sort((a, b) => index[a].concern.localeCompare(index[b].concern) || a.localeCompare(b))
   if (ids.length === 0) return ''
   const rows = ids.map(id => {
     const r = index[id]
@@ -67,7 +67,7 @@ function rulesTable (result: SuiteResult): string {
   })
   return dataTable({
     id: 'rules',
-    columns: [{ label: 'Concern' }, { label: 'Rule' }, { label: 'Statement and why', className: 'wide' }, { label: 'RFC' }, { label: 'Scenarios' }],
+    columns: [{ label: 'Concern' }, { label: 'Rule' }, { label: 'Statement and why', className: 'wide' }, { label: 'RFC', className: 'nowrap' }, { label: 'Scenarios' }],
     rows,
     search: 'Filter rules…',
     selects: [{ column: 0, label: 'Concern', options: [...new Set(ids.map(id => index[id].concern))].sort() }]

@@ -43,7 +43,9 @@ section.card .grid-2 { margin: 0; }
 .badge { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; line-height: 20px; background: var(--grid); color: var(--ink); white-space: nowrap; }
 .badge.good { background: #d1f0e6; color: #05603f; } .badge.warn { background: #fdecc8; color: #7a4d00; }
 .badge.bad { background: #f8d7d3; color: #8a1f14; } .badge.info { background: #d7e9f7; color: #004a75; }
-svg.chart { display: block; width: 100%; height: auto; overflow: visible; }
+/* A chart keeps the size it was drawn for (its width and height attributes) and only
+   shrinks to fit: stretched to a wide page, its 12px labels would grow with it. */
+svg.chart { display: block; max-width: 100%; height: auto; overflow: visible; }
 svg.chart text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: var(--ink); }
 svg.chart .muted { fill: var(--muted); }
 svg.chart .axis line, svg.chart .gridline { stroke: var(--grid); }
@@ -66,6 +68,7 @@ table.data th[scope="row"] { background: none; color: var(--ink); font-size: 13p
 table.data tbody tr:hover { background: #f1f5f9; }
 table.data td.url { word-break: break-all; min-width: 220px; }
 table.data td.wide { min-width: 220px; }
+table.data td.nowrap { white-space: nowrap; }
 table.data.compact th, table.data.compact td { padding: 4px 8px; }
 @media (max-width: 720px) { header.page, main, footer.page { padding-left: 16px; padding-right: 16px; } }
 @media print {
