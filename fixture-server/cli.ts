@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { randomBytes } from 'node:crypto'
 import { errors } from '../common/errors.js'
-import { isLoopback, startFixtureSite } from './start-fixture-site.js'
+import { isLoopback } from './loopback.js'
 import type { SiteDefinition } from './site-definition.js'
 
 interface ServeFlags {
@@ -43,6 +43,8 @@ export function registerServe (program: Command): void {
       let token = flags.token
       const beyondLoopback = !isLoopback(flags.host)
       if (beyondLoopback) token ??= randomBytes(18).toString('base64url')
+      // fastify and the catalogue load only once the flags and the site file have passed
+      const { startFixtureSite } = await import('./start-fixture-site.js')
       const running = await startFixtureSite(site, {
         host: flags.host,
         port,

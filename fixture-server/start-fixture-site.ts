@@ -23,9 +23,7 @@ export interface RunningSite {
   close: () => Promise<void>
 }
 
-export function isLoopback (host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host)
-}
+export { isLoopback } from './loopback.js'
 
 function urlOf (host: string, port: number): string {
   const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
