@@ -6,6 +6,11 @@ import { pathToFileURL } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { fromRoot } from '../../common/paths.js'
 import { renderHtml } from '../../reports/render-html.js'
+import { renderHtml as renderScorecard } from '../../conformance/reporters/html.js'
+import type { SuiteResult } from '../../conformance/run-suite.js'
+import { renderServerPage } from '../../bench/pages/server-page.js'
+import type { ServerBenchResult } from '../../bench/server.js'
+import { readFileSync } from 'node:fs'
 import type { FetchReport } from '../../reports/report-types.js'
 import { makeReport } from './report-factory.js'
 import { realCrawl, realCrawlUnavailable } from './real-crawl.js'
@@ -133,6 +138,59 @@ if (!existsSync(CHROMIUM)) {
     t.equal(await page.locator('#timeline g.item').count(), report.exchanges.length)
     t.equal(await page.locator('#resources tbody tr').count(), report.resources.length)
     await page.screenshot({ path: join(outDir, 'real-crawl-report.png'), fullPage: true })
+    await page.close()
+  })
+
+  /** The rendered height of the tallest chart label: about 15 px for the kit's 12 px text, far more if a chart scales up with the page. */
+  async function tallestChartLabel (page: Page, chart: string): Promise<number> {
+    return await page.$$eval(`${chart} text`, els => Math.max(...els.map(el => el.getBoundingClientRect().height)))
+  }
+
+  t.test('the conformance scorecard in the browser shows the run\'s own numbers, filters by verdict, and keeps chart labels at text size', async t => {
+    // the curl adapter's graded run, committed with the package: failures, known failures and untested scenarios alike
+    const results = JSON.parse(readFileSync(fromRoot('conformance', 'results', 'curl.json'), 'utf8')) as SuiteResult
+    const file = join(outDir, 'scorecard-curl.html')
+    writeFileSync(file, renderScorecard(results))
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', e => { errors.push(e.message) })
+    await page.goto(pathToFileURL(file).href)
+    t.same(errors, [])
+    t.equal(await page.textContent('#stat-pass .value'), `${results.totals.byVerdict.pass} / ${results.totals.scenarios}`)
+    t.equal(num(await page.getAttribute('#stat-known', 'data-value')), results.totals.expectedFailures)
+    t.equal(await page.locator('#scenarios tbody tr').count(), results.scenarios.length)
+    t.equal(await page.locator('#rules tbody tr').count(), Object.keys(results.rules).length)
+    const concerns = new Set(results.scenarios.map(s => s.concern))
+    t.equal(await page.locator('#verdicts-by-concern g.stack').count(), concerns.size)
+    await page.selectOption('select[data-filter-for="scenarios"][data-filter-column="3"]', 'untested')
+    t.equal(await page.locator('#scenarios tbody tr:not([hidden])').count(), results.totals.byVerdict.untested)
+    await page.selectOption('select[data-filter-for="scenarios"][data-filter-column="3"]', '')
+    const label = await tallestChartLabel(page, '#verdicts-by-concern')
+    t.ok(label > 8 && label < 19, `chart labels ${label.toFixed(1)} px tall at 1280 px wide`)
+    const box = await page.locator('#verdicts-by-concern').boundingBox()
+    t.ok(box !== null && box.width <= Number(await page.getAttribute('#verdicts-by-concern', 'width')), 'the chart is never wider than it was drawn')
+    await page.screenshot({ path: join(outDir, 'scorecard.png'), fullPage: false })
+    await page.close()
+  })
+
+  t.test('a benchmark page in the browser shows its result\'s figures, with chart labels at text size', async t => {
+    const result: ServerBenchResult = {
+      bench: 'server', connections: 10, duration: 5, rounds: 3, target: 0.85, pass: true, ratio: 0.91, roundRatios: [0.84, 0.91, 0.95],
+      fixture: { requestsPerSec: 17416, latencyMs: { mean: 0.5, p50: 0, p90: 1, p99: 4, max: 14 }, bytesPerSec: 39927808, errors: 0 },
+      bare: { requestsPerSec: 19100, latencyMs: { mean: 0.4, p50: 0, p90: 1, p99: 2, max: 8 }, bytesPerSec: 43790000, errors: 0 }
+    }
+    const file = join(outDir, 'bench-server-example.html')
+    writeFileSync(file, renderServerPage(result))
+    const page = await context.newPage()
+    await page.goto(pathToFileURL(file).href)
+    t.equal(await page.textContent('#stat-ratio .value'), '0.910')
+    t.equal(await page.textContent('#stat-fixture-rps .value'), '17,416')
+    t.equal(await page.locator('#rounds-chart g.bar').count(), 3)
+    for (const chart of ['#rps-chart', '#latency-chart', '#rounds-chart']) {
+      const label = await tallestChartLabel(page, chart)
+      t.ok(label > 8 && label < 19, `${chart} labels ${label.toFixed(1)} px tall`)
+    }
+    await page.screenshot({ path: join(outDir, 'bench-server.png'), fullPage: true })
     await page.close()
   })
 }
