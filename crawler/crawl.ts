@@ -1,5 +1,6 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { errors } from '../common/errors.js'
 import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/report-types.js'
 import type { BodyWriter } from './body-writer.js'
 import type { CrawlEvent } from './crawl-events.js'
@@ -37,6 +38,8 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
     builder.add(event)
     opts.onEvent?.(event)
   }
+  // a report that could not be written would be lost after the whole run: refuse its path first
+  if (opts.report !== null) checkReportPath(opts.report)
   const store = Store.open(opts.store)
   const run = new CrawlRun(opts, store, emit)
   try {
@@ -50,12 +53,29 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   return report
 }
 
+/**
+ * Refuses a report path that cannot become a file: a folder, or one under a file.
+ * Missing folders are fine (writeReport makes them).
+ */
+export function checkReportPath (path: string): void {
+  const resolved = resolve(path)
+  if (existsSync(resolved) && statSync(resolved).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path} is a folder, not a file`)
+  let dir = dirname(resolved)
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir)
+  if (!statSync(dir).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: ${dir} is a file, so no report can be written under it`)
+}
+
 /** Writes the report atomically (a reader never sees half a file). */
 export function writeReport (path: string, report: FetchReport): void {
-  mkdirSync(dirname(path), { recursive: true })
   const tmp = `${path}.${process.pid}.tmp`
-  writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`)
-  renameSync(tmp, path)
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`)
+    renameSync(tmp, path)
+  } catch (err) {
+    rmSync(tmp, { force: true })
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
+  }
 }
 
 class CrawlRun implements RunContext {
