@@ -17,8 +17,11 @@ const COLOR: Record<Verdict, string> = {
   'setup-fail': palette.purple,
   'harness-fail': palette.orange,
   'dependency-fail': palette.grey,
-  untested: palette.sky
+  // nothing was graded: a neutral, lighter than dependency-fail's grey
+  untested: '#cbd5e1'
 }
+
+const KNOWN_COLOR = palette.blue
 
 function tone (v: Verdict, known: boolean): Tone | undefined {
   if (known) return 'info'
@@ -89,11 +92,15 @@ export function renderHtml (result: SuiteResult): string {
     { id: 'assertions', label: 'Assertions', value: `${t.assertions.pass} pass`, raw: t.assertions.pass, detail: `${t.assertions.fail} fail, ${t.assertions.untested} untested` }
   ])
   const groups = byConcern(result.scenarios)
+  // a failure the adapter lists as known is its own segment: it does not fail the run, so it is not drawn as one
   const chart = stackedBars(groups.map(([concern, list]) => ({
     label: concern,
-    segments: VERDICTS.map(v => ({ label: v, value: list.filter(s => s.verdict === v).length, color: COLOR[v] }))
+    segments: [
+      ...VERDICTS.map(v => ({ label: v, value: list.filter(s => s.verdict === v && s.expected === null).length, color: COLOR[v] })),
+      { label: 'known failure', value: list.filter(s => s.expected !== null).length, color: KNOWN_COLOR }
+    ]
   })), { title: 'Verdicts by concern', id: 'verdicts-by-concern', format: n => `${n}` })
-  const key = legend(VERDICTS.map(v => ({ label: v, color: COLOR[v] })))
+  const key = legend([...VERDICTS.map(v => ({ label: v, color: COLOR[v] })), { label: 'known failure (listed by the adapter)', color: KNOWN_COLOR }])
   const rows = result.scenarios.map(s => ({
     attrs: { 'data-verdict': s.verdict, 'data-id': s.id },
     cells: [

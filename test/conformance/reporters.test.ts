@@ -149,6 +149,8 @@ t.test('the HTML scorecard lists every scenario with its verdict and escapes wha
   t.match(html, /had ETag &quot;a1&quot; &lt;&amp;&gt;/)
   t.notMatch(html, /"a1" <&>/)
   t.match(html, /id="verdicts-by-concern"/)
+  t.match(html, /<g class="stack" data-label="validators"[^>]*>(?:(?!<\/g>)[\s\S])*?data-segment="known failure" data-value="1"/, 'a known failure is drawn as its own segment, not as a fail')
+  t.notMatch(html, /<g class="stack" data-label="validators"[^>]*>(?:(?!<\/g>)[\s\S])*?data-segment="fail"/, 'validators has no unexpected fail to draw')
 })
 
 t.test('the suite\'s progress line counts scenarios done, running and failing, and the bytes the sites sent, on a terminal only', async t => {
