@@ -7,6 +7,9 @@ import {
 import { summarizeReport, describeContext, describeRepresentation, formatCount, formatShare, type ReportSummary } from './summarize-report.js'
 import { reportTimeline, classifyExchange, EXCHANGE_CLASSES } from './report-timeline.js'
 
+/** Charts in a half-width card are drawn that wide, so a 1280 px page shows their labels at full size rather than shrunk. */
+const HALF_WIDTH = 520
+
 /**
  * The fetch report as one self-contained HTML page: the five answers as
  * headline figures (`#stat-requests`, `#stat-bytes`, `#stat-deferred`,
@@ -105,7 +108,7 @@ function bytesCard (s: ReportSummary): string {
     title: 'Bytes on the wire against unconditional fetches',
     caption: `Revalidation saved ${formatBytes(b.savedByRevalidation)} (${formatShare(b.savedShare)}) of an estimated ${formatBytes(b.unconditionalEstimate)}; ` +
       `${formatBytes(b.decompressed)} after decoding.`,
-    body: stackedBars(rows, { title: 'Bytes received, and what unconditional fetches would have cost', id: 'bytes-chart', format: formatBytes, labelWidth: 140 }) +
+    body: stackedBars(rows, { title: 'Bytes received, and what unconditional fetches would have cost', id: 'bytes-chart', format: formatBytes, labelWidth: 140, width: HALF_WIDTH }) +
       legend(stackedLegend(rows)) + byteTable(b)
   })
 }
@@ -135,8 +138,8 @@ function kindsCard (report: FetchReport): string {
     id: 'kinds',
     title: 'Requests by kind',
     caption: `${formatCount(report.requests.total)} requests: ${formatCount(report.requests.unconditional)} unconditional, ${formatCount(report.requests.conditional)} conditional.`,
-    body: barChart(bars, { title: 'Requests by kind', id: 'kinds-chart', labelWidth: 170 }) +
-      '<h3>By response status</h3>' + barChart(statuses, { title: 'Requests by response status', id: 'status-chart', labelWidth: 170 })
+    body: barChart(bars, { title: 'Requests by kind', id: 'kinds-chart', labelWidth: 170, width: HALF_WIDTH }) +
+      '<h3>By response status</h3>' + barChart(statuses, { title: 'Requests by response status', id: 'status-chart', labelWidth: 170, width: HALF_WIDTH })
   })
 }
 
