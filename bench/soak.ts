@@ -57,7 +57,7 @@ export interface SoakResult {
   served: { received: number, byPath: Record<string, number>, statuses: Record<string, number> }
   /** Responses (by the servers' count) with a status their path does not exist to produce. */
   unexpected: Array<{ url: string, status: number, count: number }>
-  journal: { recorded: number, kept: number, dropped: number, size: number, incomplete: number, statusMismatches: number }
+  journal: { recorded: number, kept: number, dropped: number, size: number, incomplete: number, statusMismatches: number, abandoned: number }
   memory: {
     /** Heap used after a full GC, MiB: at the start, once the ring was full, and at the end. */
     heapMiB: { start: number, ringFull: number, end: number }
@@ -114,6 +114,8 @@ function countRequests (site: RunningSite): { received: () => number, byPath: Ma
     const url = req.url ?? '/'
     byPath.set(url, (byPath.get(url) ?? 0) + 1)
     res.once('close', () => {
+      // a response whose client left before its head was written has no status to count
+      if (!res.headersSent) return
       const key = `${url} ${res.statusCode}`
       statuses.set(key, (statuses.get(key) ?? 0) + 1)
     })
@@ -223,12 +225,17 @@ function judge (o: Observed): SoakResult {
     if (!(expected.get(url)?.has(status) ?? false)) unexpected.push({ url, status, count })
   }
   // the journal's kept entries must agree with what the servers counted: completed, with their status
+  // an entry with no status is a request whose client left before its head was written:
+  // only those the client still had in flight when it stopped may end that way
   let incomplete = 0
   let statusMismatches = 0
+  let abandoned = 0
   for (const e of site.journal.since(o.seq0)) {
     if (e.completedMs === null) incomplete++
-    if (e.status === null || !(expected.get(e.url)?.has(e.status) ?? false)) statusMismatches++
+    if (e.status === null) abandoned++
+    else if (!(expected.get(e.url)?.has(e.status) ?? false)) statusMismatches++
   }
+  const inFlight = Math.max(0, served.received - client.answered)
   const recorded = site.journal.nextSeq - o.seq0
   const kept = site.journal.length
   const dropped = site.journal.dropped
@@ -245,9 +252,9 @@ function judge (o: Observed): SoakResult {
     },
     {
       name: 'the journal counts every request served',
-      pass: recorded === served.received && (o.seq0 - 1) + recorded === kept + dropped && incomplete === 0 && statusMismatches === 0 && client.answered <= served.received,
+      pass: recorded === served.received && (o.seq0 - 1) + recorded === kept + dropped && incomplete === 0 && statusMismatches === 0 && abandoned <= inFlight && client.answered <= served.received,
       detail: `servers received ${served.received}, the journal recorded ${recorded} (kept ${kept}, dropped ${dropped}, ring of ${site.journal.size}); ` +
-        `of the kept entries ${incomplete} incomplete, ${statusMismatches} with a status their path does not answer; the client read ${client.answered} responses in full`
+        `of the kept entries ${incomplete} incomplete, ${statusMismatches} with a status their path does not answer, ${abandoned} left by the client before an answer (at most the ${inFlight} in flight when it stopped); the client read ${client.answered} responses in full`
     },
     {
       name: 'memory stays flat',
@@ -264,7 +271,7 @@ function judge (o: Observed): SoakResult {
     client,
     served,
     unexpected,
-    journal: { recorded, kept, dropped, size: site.journal.size, incomplete, statusMismatches },
+    journal: { recorded, kept, dropped, size: site.journal.size, incomplete, statusMismatches, abandoned },
     memory: o.memory,
     checks,
     pass: checks.every(c => c.pass)

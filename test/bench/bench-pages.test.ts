@@ -103,7 +103,7 @@ const soak: SoakResult = viaJson({
   client: { answered: 412000, sent: 412200, requestsPerSec: 13733, errors: 0, timeouts: 0, statusCounts: { 200: 300000, 304: 60000, 429: 52000 } },
   served: { received: 412200, byPath: { '/validators/strong': 60000 }, statuses: { 200: 300100, 304: 60050, 429: 52050 } },
   unexpected: [],
-  journal: { recorded: 412200, kept: 10000, dropped: 402200, size: 10000, incomplete: 0, statusMismatches: 0 },
+  journal: { recorded: 412200, kept: 10000, dropped: 402200, size: 10000, incomplete: 0, statusMismatches: 0, abandoned: 0 },
   memory: { heapMiB: { start: 21, ringFull: 48, end: 50 }, rssMiB: { start: 90, peak: 180, end: 170 } },
   checks: [
     { name: 'statuses', pass: true, detail: 'every response had a status its path gives' },
