@@ -13,13 +13,15 @@ interface CannonResult {
   timeouts: number
   statusCodeStats: Record<string, { count: number }>
 }
-type Cannon = (opts: { url: string, connections: number, duration: number, requests: CannonRequest[] }) => Promise<CannonResult>
+type Cannon = (opts: { url: string, connections: number, duration: number, amount?: number, requests: CannonRequest[] }) => Promise<CannonResult>
 
 export interface SoakClientOptions {
   url: string
   connections: number
   /** Seconds. */
   duration: number
+  /** A number of requests to send instead of a duration: the same work however busy the machine is. */
+  amount?: number
   requests: CannonRequest[]
 }
 
@@ -37,7 +39,7 @@ export interface SoakClientResult {
 async function main (): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as SoakClientOptions
   const autocannon = createRequire(import.meta.url)('autocannon') as Cannon
-  const r = await autocannon({ url: options.url, connections: options.connections, duration: options.duration, requests: options.requests })
+  const r = await autocannon({ url: options.url, connections: options.connections, duration: options.duration, amount: options.amount, requests: options.requests })
   const statusCounts: Record<string, number> = {}
   for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCounts[code] = count
   const result: SoakClientResult = {

@@ -19,7 +19,6 @@ export { judgeNotModified, mergeNotModifiedHeaders } from './policy/not-modified
 export { decideVisit, type VisitDecision, type VisitInput } from './policy/visit.js'
 export { parseVary, variantKey } from './policy/vary.js'
 export { updateFromFullResponse, updateFromNotModified, headersToKeep } from './record-update.js'
-export { planVisit, type PlanNote } from './policy/plan-visit.js'
 export { PlanRun } from './plan-run.js'
 export { PlanStore, type OriginPlanState, type ResourcePlanState } from './plan-store.js'
 export { budgetWindow, ledgerAfter, siteDay, type BudgetWindow, type BudgetLedger } from './plan-budget.js'
