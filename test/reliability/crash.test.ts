@@ -45,12 +45,13 @@ function committed (db: Database.Database): Snapshot {
   return new Map(rows.map(r => [r.url, r.digest_strict ?? '']))
 }
 
-type Trigger = { kind: 'fetch', request: number } | { kind: 'commit', write: number } | { kind: 'time', ms: number }
+type Trigger = { kind: 'fetch', request: number } | { kind: 'commit', write: number } | { kind: 'time', ms: number } | { kind: 'committed', records: number }
 
 /**
  * Runs `webkrab crawl` and kills it when the trigger fires: at the n-th request to
  * reach the site, at the n-th write to the store's log once requests have begun
- * (the writes of opening the store do not count), or n ms after its first request.
+ * (the writes of opening the store do not count), n ms after its first request, or
+ * as soon as a reader sees n records committed.
  * Meanwhile it reads what the store has committed, as often as it can. Resolves
  * with the last snapshot taken before the kill, and how the process ended.
  */
@@ -97,6 +98,7 @@ async function crawlUntilKilled (site: RunningSite, store: string, urls: string[
           if (db !== null) {
             const snap = committed(db)
             if (!killed) before = snap
+            if (trigger.kind === 'committed' && snap.size >= trigger.records) kill()
           }
         } catch {
           // the crawler may be creating the store: the next look will do
@@ -169,8 +171,12 @@ async function chain (t: Test, n: number, seed: number, dir: string): Promise<Ch
     let killedRuns = 0
     let held = 0
     for (let i = 0; i < KILLS_PER_CHAIN; i++) {
-      const kind = (['fetch', 'commit', 'time'] as const)[(i + n) % 3]
-      const trigger: Trigger = kind === 'fetch'
+      // the first kill of a chain comes once records are committed, so that every chain
+      // has commits to lose (the commits are grouped: an early kill may find none)
+      const kind = i === 0 ? 'committed' : (['fetch', 'commit', 'time'] as const)[(i + n) % 3]
+      const trigger: Trigger = kind === 'committed'
+        ? { kind, records: 1 + Math.floor(random() * 10) }
+        : kind === 'fetch'
         ? { kind, request: 1 + Math.floor(random() * urls.length) }
         : kind === 'commit'
           ? { kind, write: 1 + Math.floor(random() * 4) }

@@ -1,0 +1,44 @@
+import t from 'tap'
+import fc from 'fast-check'
+import { parseDuration, parseSize, formatDuration } from '../../../common/units.js'
+import { isWebkrabError } from '../../../common/errors.js'
+
+t.test('durations accept the units the contract names', async t => {
+  t.equal(parseDuration('500ms'), 500)
+  t.equal(parseDuration('30s'), 30_000)
+  t.equal(parseDuration('10m'), 600_000)
+  t.equal(parseDuration('1h'), 3_600_000)
+  t.equal(parseDuration('1d'), 86_400_000)
+  t.equal(parseDuration('1h30m'), 5_400_000)
+  t.equal(parseDuration('1.5s'), 1500)
+})
+
+t.test('a duration without a unit, or with an unknown one, is bad input', async t => {
+  for (const bad of ['5', '', 'soon', '5 minutes', '-1s', '5s5', 'ms']) {
+    t.throws(() => parseDuration(bad), { code: 'WEBKRAB_ERR_BAD_DURATION' }, bad)
+  }
+  t.equal(parseDuration('5', 'x', 's'), 5000, 'a bare number is accepted when the caller names its unit')
+})
+
+t.test('sizes accept SI and binary units and plain bytes', async t => {
+  t.equal(parseSize('512KiB'), 524_288)
+  t.equal(parseSize('10MB'), 10_000_000)
+  t.equal(parseSize('1234'), 1234)
+  t.equal(parseSize('2GiB'), 2 * 1024 ** 3)
+  for (const bad of ['', 'lots', '10 parsecs', '-5', '1e3']) {
+    t.throws(() => parseSize(bad), { code: 'WEBKRAB_ERR_BAD_SIZE' }, bad)
+  }
+})
+
+t.test('formatDuration round-trips through parseDuration', async t => {
+  fc.assert(fc.property(fc.nat({ max: 10 ** 10 }), ms => parseDuration(formatDuration(ms)) === ms))
+})
+
+t.test('no string makes the unit parsers throw anything but a WebKrab input error', async t => {
+  fc.assert(fc.property(fc.string(), s => {
+    for (const parse of [parseDuration, parseSize]) {
+      try { parse(s) } catch (err) { if (!isWebkrabError(err) || err.exitCode !== 2) return false }
+    }
+    return true
+  }))
+})

@@ -1,0 +1,185 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { WebkrabError } from '../../../common/errors.js'
+import { fromRoot } from '../../../common/paths.js'
+import { loadScenarios, parseScenario, SCENARIOS_DIR } from '../../../conformance/load-scenarios.js'
+
+const GOOD = `id: validators-example
+name: A crawler sends the stored ETag back in If-None-Match.
+kind: required
+refs: ["RFC 9110 §13.1.2"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+  - advance: 1d
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - id: etag-echoed
+    level: must
+    reason: "RFC 9110 §13.1.2: the stored tag goes back."
+    echo: { path: /validators/strong, step: 3, request_header: If-None-Match, response_header: ETag }
+`
+
+async function rejection (text: string, file = '/suite/validators/validators-example.yaml'): Promise<WebkrabError> {
+  try {
+    await parseScenario(text, file)
+  } catch (err) {
+    if (err instanceof WebkrabError) return err
+    throw err
+  }
+  throw new Error('the scenario was accepted')
+}
+
+t.test('a well-formed scenario loads with its steps numbered and its concern taken from the folder', async t => {
+  const s = await parseScenario(GOOD, '/suite/validators/validators-example.yaml')
+  t.equal(s.concern, 'validators')
+  t.same(s.steps.map(x => [x.n, x.type]), [[1, 'crawl'], [2, 'advance'], [3, 'crawl']])
+  t.equal(s.assertions[0].type, 'echo')
+  t.equal(s.assertions[0].pos.line, 10)
+  t.equal(s.site, null)
+})
+
+t.test('broken YAML is rejected with file, line and column', async t => {
+  const err = await rejection(GOOD.replace('kind: required', 'kind: [required'))
+  t.equal(err.code, 'WEBKRAB_ERR_BAD_YAML')
+  t.equal(err.exitCode, 2)
+  t.match(err.message, /validators-example\.yaml:\d+:\d+: /)
+})
+
+t.test('a duplicate key is rejected where the second one is written', async t => {
+  const err = await rejection(GOOD.replace('kind: required\n', 'kind: required\nkind: check\n'))
+  t.equal(err.code, 'WEBKRAB_ERR_BAD_YAML')
+  t.match(err.message, /:4:1: .*(duplicate|unique)/i)
+})
+
+t.test('a value outside the schema names its place, the allowed values and the rule', async t => {
+  const err = await rejection(GOOD.replace('kind: required', 'kind: mandatory'))
+  t.equal(err.code, 'WEBKRAB_ERR_BAD_SCENARIO')
+  t.equal(err.exitCode, 2)
+  t.match(err.message, /validators-example\.yaml:3:7: kind must be one of "required", "optimal", "check"/)
+  t.match(err.message, /rule #\/properties\/kind\/enum/)
+})
+
+t.test('an unknown field is reported at its key', async t => {
+  const err = await rejection(GOOD.replace('    level: must\n', '    level: must\n    severity: high\n'))
+  t.match(err.message, /:12:5: assertions\[0\] has an unknown field "severity"/)
+  t.match(err.message, /rule #\/definitions\/assertion\/additionalProperties/)
+})
+
+t.test('a bad duration in a step names the step and the pattern it breaks', async t => {
+  const err = await rejection(GOOD.replace('advance: 1d', 'advance: tomorrow'))
+  t.match(err.message, /:7:14: steps\[1\]\.advance "tomorrow" does not match/)
+})
+
+t.test('a step with two actions names the actions a step may have', async t => {
+  const err = await rejection(GOOD.replace('  - advance: 1d', '  - { advance: 1d, wait: 1s }'))
+  t.match(err.message, /:7:5: steps\[1\] must have exactly one of crawl, advance, change, reset, wait \(rule #\/definitions\/step\/maxProperties\)/)
+})
+
+t.test('an assertion with two checks is rejected: one check per assertion', async t => {
+  const err = await rejection(GOOD.replace('    echo:', '    requests: { path: /x, count: 1 }\n    echo:'))
+  t.match(err.message, /:10:5: assertion has requests and echo: one check per assertion/)
+})
+
+t.test('an assertion without a check lists the checks there are', async t => {
+  const err = await rejection(GOOD.replace(/ {4}echo:.*\n/, ''))
+  t.match(err.message, /assertion needs one of requests, no_requests, header, echo/)
+})
+
+t.test('a report check on a step that is not a crawl is rejected', async t => {
+  const err = await rejection(GOOD + `  - id: reported
+    level: must
+    reason: "RFC 9111 §4.3.4: the report says unchanged."
+    resource: { step: 2, url: /validators/strong, field: outcome, equals: unchanged }
+`)
+  t.match(err.message, /:17:\d+: step 2 is a advance step; this check needs a crawl step/)
+})
+
+t.test('a step number past the end is rejected', async t => {
+  const err = await rejection(GOOD.replace('step: 3,', 'step: 9,'))
+  t.match(err.message, /step 9 does not exist \(the scenario has 3 steps\)/)
+})
+
+t.test('an origin the site does not have is rejected', async t => {
+  const err = await rejection(GOOD.replace('urls: [/validators/strong] }\n  - advance', 'urls: ["cdn:/x"] }\n  - advance'))
+  t.match(err.message, /:6:\d+: origin "cdn" is not one of the site's origins \(main, offsite\)/)
+})
+
+t.test('the id must be the file name', async t => {
+  const err = await rejection(GOOD, '/suite/validators/validators-other.yaml')
+  t.match(err.message, /:1:5: id "validators-example" must equal the file name "validators-other"/)
+})
+
+t.test('a name must be one sentence that ends with a full stop', async t => {
+  const err = await rejection(GOOD.replace('in If-None-Match.', 'in If-None-Match'))
+  t.match(err.message, /name .* does not match/)
+})
+
+t.test('a site file that does not exist is reported where the scenario names it', async t => {
+  const err = await rejection(GOOD.replace('kind: required', 'kind: required\nsite: nowhere.site.yaml'))
+  t.match(err.message, /validators-example\.yaml:4:7: site file \/suite\/validators\/nowhere\.site\.yaml does not exist/)
+})
+
+t.test('an inline site that breaks the site schema is reported at its line in the scenario', async t => {
+  const err = await rejection(GOOD.replace('kind: required', 'kind: required\nsite:\n  routes:\n    - { path: /a, etag: sometimes }'))
+  t.equal(err.code, 'WEBKRAB_ERR_BAD_SITE')
+  t.match(err.message, /validators-example\.yaml:6:25: \/routes\/0\/etag must be one of/)
+})
+
+t.test('a cycle in depends_on is rejected before anything runs', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-scenarios-'))
+  mkdirSync(join(dir, 'validators'))
+  const a = GOOD.replace(/validators-example/g, 'validators-a').replace('kind: required', 'kind: required\ndepends_on: [validators-b]')
+  const b = GOOD.replace(/validators-example/g, 'validators-b').replace('kind: required', 'kind: required\ndepends_on: [validators-a]')
+  writeFileSync(join(dir, 'validators', 'validators-a.yaml'), a)
+  writeFileSync(join(dir, 'validators', 'validators-b.yaml'), b)
+  await t.rejects(loadScenarios([dir]), { code: 'WEBKRAB_ERR_BAD_SCENARIO', message: /depends_on forms a cycle: validators-a -> validators-b -> validators-a/ })
+})
+
+t.test('webkrab conformance exits 2 on a malformed file and says where', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-scenarios-'))
+  const file = join(dir, 'validators-example.yaml')
+  writeFileSync(file, GOOD.replace('  - advance: 1d', '  - advance: 1d\n - oops'))
+  const run = spawnSync(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'conformance', '--scenarios', file], { encoding: 'utf8' })
+  t.equal(run.status, 2)
+  t.match(run.stderr, /^webkrab: WEBKRAB_ERR_BAD_YAML: .*validators-example\.yaml:8:\d+: /m)
+  t.equal(run.stdout, '')
+})
+
+t.test('the shipped suite', async t => {
+  const suite = await loadScenarios([SCENARIOS_DIR])
+  const ids = new Set(suite.map(s => s.id))
+  const concerns = new Set(suite.map(s => s.concern))
+
+  t.test('has at least 60 scenarios in every concern the suite promises', async t => {
+    t.ok(suite.length >= 60, `${suite.length} scenarios`)
+    for (const c of ['validators', 'conditional', '304-update', 'caching', 'vary', 'retention', 'retry-after', 'rate-limits', 'timeouts', 'auth', 'budgets', 'redirects', 'compression', 'change-detection', 'reporting']) {
+      t.ok(concerns.has(c), `concern ${c}`)
+    }
+  })
+
+  t.test('gives every scenario an id prefixed with its folder, and every assertion a reason that cites a rule', async t => {
+    for (const s of suite) {
+      t.ok(s.id.startsWith(`${s.concern}-`), `${s.id} starts with ${s.concern}-`)
+      for (const a of s.assertions) t.match(a.reason, /RFC \d+ §|WebKrab rule [a-z0-9-]+/, `${s.id}/${a.id} cites an RFC section or a WebKrab rule`)
+      t.ok(s.refs.length > 0, `${s.id} cites a rule`)
+    }
+  })
+
+  t.test('names only dependencies that exist', async t => {
+    for (const s of suite) for (const d of s.depends_on) t.ok(ids.has(d), `${s.id} depends on ${d}`)
+  })
+
+  t.test('exercises every path of the built-in catalogue', async t => {
+    const used = JSON.stringify(suite.map(s => s.steps))
+    for (const path of ['/validators/strong', '/validators/weak', '/validators/etag-only', '/validators/last-modified-only', '/validators/none',
+      '/validators/churn', '/validators/future-last-modified', '/validators/same-second', '/validators/cms-rewrite', '/validators/rotate-on-304',
+      '/cache/no-store', '/cache/no-cache', '/cache/max-age', '/vary/accept-language', '/status/429', '/status/403', '/flaky', '/auth/basic',
+      '/slow/headers', '/slow/body', '/stall', '/reset', '/bytes/', '/gzip-bomb', '/redirect/3', '/redirect/loop', '/redirect/to', '/redirect/offsite',
+      '/changing', '/hang', '/lying-length', '/broken-chunked']) {
+      t.ok(used.includes(path), path)
+    }
+  })
+})

@@ -1,0 +1,169 @@
+import t from 'tap'
+import { mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { checkValue, partialMatch, readPath, resolvePlaceholders, resolveUrl } from '../../../conformance/checks/report-values.js'
+import { commandAdapter } from '../../../conformance/adapters/command-adapter.js'
+import { dependencyHolds, verdictOf, type AssertionResult } from '../../../conformance/grade-scenario.js'
+import { parseScenario } from '../../../conformance/load-scenarios.js'
+import { runScenario, type ScenarioResult } from '../../../conformance/run-scenario.js'
+import { applyExpectations, runSuite, totalsOf } from '../../../conformance/run-suite.js'
+
+const result = (status: AssertionResult['status'], level: AssertionResult['level'] = 'must', id = 'a'): AssertionResult =>
+  ({ id, type: 'requests', level, reason: 'RFC 9110 §13: why', rules: [], status, message: `${id} ${status}`, expected: null })
+
+t.test('a failed must-level assertion of a required scenario is a fail', async t => {
+  t.same(verdictOf('required', [result('pass', 'must', 'x'), result('fail', 'must', 'y')]), { verdict: 'fail', message: 'y: y fail' })
+})
+
+t.test('a failed should or may assertion is an optional-fail, as is any failure in an optimal or check scenario', async t => {
+  t.equal(verdictOf('required', [result('fail', 'should')]).verdict, 'optional-fail')
+  t.equal(verdictOf('required', [result('fail', 'may')]).verdict, 'optional-fail')
+  t.equal(verdictOf('optimal', [result('fail', 'must')]).verdict, 'optional-fail')
+  t.equal(verdictOf('check', [result('fail', 'must')]).verdict, 'optional-fail')
+})
+
+t.test('a scenario is untested while a must-level assertion could not be checked, and passes once every one did', async t => {
+  t.equal(verdictOf('required', [result('untested')]).verdict, 'untested')
+  t.equal(verdictOf('required', [result('pass'), result('untested', 'must', 'r')]).verdict, 'untested')
+  t.equal(verdictOf('required', [result('pass'), result('untested', 'should', 'r')]).verdict, 'pass')
+  t.equal(verdictOf('required', [result('fail'), result('untested', 'must', 'r')]).verdict, 'fail', 'a failure is never hidden by an untested one')
+})
+
+t.test('only a dependency that failed holds its dependents back; an untested one does not', async t => {
+  t.same(['pass', 'optional-fail', 'untested'].map(v => dependencyHolds(v as never)), [true, true, true])
+  t.same(['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].map(v => dependencyHolds(v as never)), [false, false, false, false])
+})
+
+const base: ScenarioResult = {
+  id: 'validators-x', name: 'N.', kind: 'required', concern: 'validators', file: 'f', refs: [], rules: [], dependsOn: [], verdict: 'fail', message: 'm',
+  assertions: [{ ...result('fail', 'must', 'etag'), expected: null }, { ...result('pass', 'must', 'count'), expected: null }],
+  steps: [], notes: [], requests: 2, bytes: 0, durationMs: 1, expected: null, unexpectedPass: false
+}
+
+t.test('a known failure listed for the whole scenario is marked with its reason and does not count against the run', async t => {
+  const r = applyExpectations(base, [{ id: 'validators-x', assertion: null, reason: 'keeps no ETag' }])
+  t.equal(r.verdict, 'fail', 'the verdict stays honest')
+  t.equal(r.expected, 'keeps no ETag')
+  t.equal(totalsOf([r]).requiredFailures, 0)
+  t.equal(totalsOf([base]).requiredFailures, 1)
+})
+
+t.test('a known failure listed per assertion covers the scenario only when it covers every failed assertion', async t => {
+  const covered = applyExpectations(base, [{ id: 'validators-x', assertion: 'etag', reason: 'no ETag kept' }])
+  t.equal(covered.expected, 'no ETag kept')
+  t.equal(covered.assertions[0].expected, 'no ETag kept')
+  const twoFailures = { ...base, assertions: [...base.assertions, { ...result('fail', 'must', 'other'), expected: null }] }
+  t.equal(applyExpectations(twoFailures, [{ id: 'validators-x', assertion: 'etag', reason: 'r' }]).expected, null)
+})
+
+t.test('a listed failure that passes is reported as an unexpected pass', async t => {
+  const passing = { ...base, verdict: 'pass' as const, assertions: base.assertions.map(a => ({ ...a, status: 'pass' as const })) }
+  t.equal(applyExpectations(passing, [{ id: 'validators-x', assertion: null, reason: 'r' }]).unexpectedPass, true)
+  t.equal(applyExpectations(passing, [{ id: 'validators-x', assertion: 'etag', reason: 'r' }]).unexpectedPass, true)
+  t.equal(applyExpectations(passing, [{ id: 'other', assertion: null, reason: 'r' }]).unexpectedPass, false)
+})
+
+t.test('report values', async t => {
+  const report = { run: { stoppedBy: 'completed' }, deferred: [{ origin: 'http://127.0.0.1:9', signal: '429 Retry-After: 600' }], resources: [{ url: 'u', redirects: [] }] }
+  t.equal(readPath(report, 'run.stoppedBy'), 'completed')
+  t.same(readPath(report, 'deferred[].origin'), ['http://127.0.0.1:9'])
+  t.equal(readPath(report, 'deferred[0].signal'), '429 Retry-After: 600')
+  t.equal(readPath(report, 'deferred[3].signal'), undefined)
+  t.equal(readPath(report, 'run.stoppedBy.deeper'), undefined)
+  const origins = [{ name: 'main', url: 'http://127.0.0.1:9' }]
+  t.same(resolvePlaceholders({ origin: '{origin:main}' }, origins), { origin: 'http://127.0.0.1:9' })
+  t.equal(resolveUrl('/a?b=1', origins), 'http://127.0.0.1:9/a?b=1')
+  t.ok(partialMatch({ a: 1, b: { c: 2, d: 3 } }, { b: { c: 2 } }))
+  t.notOk(partialMatch({ a: 1 }, { a: 2 }))
+  t.equal(checkValue(readPath(report, 'deferred'), { contains: { origin: '{origin:main}' } }, 'deferred', origins).status, 'pass')
+  t.equal(checkValue('deferred', { in: ['failed', 'incomplete'] }, 'outcome', origins).message, 'outcome is "deferred"; expected one of "failed", "incomplete"')
+  t.equal(checkValue(3, { at_least: 4 }, 'n', origins).message, 'n is 3; expected at least 4')
+  t.equal(checkValue(undefined, { present: true }, 'x', origins).message, 'x is missing')
+  t.equal(checkValue('abc', { matches: '^a' }, 'x', origins).status, 'pass')
+  t.equal(checkValue('abc', { not_equals: 'abc' }, 'x', origins).status, 'fail')
+})
+
+const scenario = (id: string, extra: string, urls = '[/validators/strong]'): string => `id: ${id}
+name: A crawler fetches the page once.
+kind: required
+${extra}
+refs: ["RFC 9110 §9.3.1"]
+steps:
+  - crawl: { urls: ${urls} }
+assertions:
+  - id: once
+    level: must
+    reason: "RFC 9110 §9.3.1: one visit, one request."
+    requests: { path: /validators/strong, count: 1 }
+`
+
+t.test('runSuite', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-suite-'))
+  const root = await parseScenario(scenario('validators-root', ''), join(dir, 'validators', 'validators-root.yaml'))
+  const child = await parseScenario(scenario('validators-child', 'depends_on: [validators-root]'), join(dir, 'validators', 'validators-child.yaml'))
+  const crawler = commandAdapter({ command: 'curl --silent --output /dev/null {url}' })
+  const silent = commandAdapter({ command: 'true {urls}' })
+
+  t.test('runs a dependent after its dependency and passes both when both pass', async t => {
+    const r = await runSuite([child, root], crawler, { jobs: 2 })
+    t.same(r.scenarios.map(s => [s.id, s.verdict]), [['validators-child', 'pass'], ['validators-root', 'pass']])
+    t.equal(r.exitCode, 0)
+  })
+
+  t.test('does not run a scenario whose dependency failed: it is a dependency-fail, and the run fails', async t => {
+    const state = mkdtempSync(join(tmpdir(), 'webkrab-state-'))
+    const r = await runSuite([root, child], silent, { jobs: 2, stateDir: state })
+    const byId = Object.fromEntries(r.scenarios.map(s => [s.id, s]))
+    t.equal(byId['validators-root'].verdict, 'fail')
+    t.equal(byId['validators-child'].verdict, 'dependency-fail')
+    t.match(byId['validators-child'].message, /^depends on validators-root, which ended fail: once: expected exactly 1 request/)
+    t.same(readdirSync(state), ['validators-root'], 'the dependent never got a state directory: it did not run')
+    t.equal(r.exitCode, 1)
+    t.equal(r.totals.requiredFailures, 2)
+  })
+
+  t.test('a scenario the adapter skips is untested with the reason, and costs nothing', async t => {
+    const skipping = { ...crawler, skip: new Map([['validators-root', 'cannot crawl']]) }
+    const r = await runScenario(root, skipping, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
+    t.equal(r.verdict, 'untested')
+    t.equal(r.message, 'skipped by the command adapter: cannot crawl')
+    t.equal(r.requests, 0)
+  })
+
+  t.test('a reset step empties the site\'s per-client state while the harness keeps every request for grading', async t => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'webkrab-reset-'))
+    const s = await parseScenario(`id: rate-limits-reset
+name: A reset makes the flaky path fail again.
+kind: required
+refs: ["CONTRACT.md: /_webkrab/reset"]
+steps:
+  - crawl: { urls: ["/flaky?fail=1"] }
+  - crawl: { urls: ["/flaky?fail=1"] }
+  - reset: true
+  - crawl: { urls: ["/flaky?fail=1"] }
+assertions:
+  - { id: all-kept, level: must, reason: "every step's requests are graded", requests: { path: /flaky, count: 3 } }
+  - { id: failed-first, level: must, reason: "the first request of a client fails", requests: { path: /flaky, step: 1, status: 503, count: 1 } }
+  - { id: then-fine, level: must, reason: "then it answers 200", requests: { path: /flaky, step: 2, status: 200, count: 1 } }
+  - { id: fails-again, level: must, reason: "after a reset the client is new again", requests: { path: /flaky, step: 4, status: 503, count: 1 } }
+`, join(dir2, 'rate-limits', 'rate-limits-reset.yaml'))
+    const r = await runScenario(s, crawler, join(dir2, 'state'))
+    t.equal(r.verdict, 'pass', JSON.stringify(r.assertions))
+  })
+
+  t.test('a bug while grading is a harness-fail, not the crawler\'s fault', async t => {
+    const bogus = { ...root, assertions: [{ ...root.assertions[0], type: 'no-such-check' as never }] }
+    const r = await runScenario(bogus, crawler, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
+    t.equal(r.verdict, 'harness-fail')
+    t.match(r.message, /^grading failed: /)
+    t.equal(r.requests, 1, 'the crawl itself ran')
+  })
+
+  t.test('a site that cannot be set up is a setup-fail, not the crawler\'s fault', async t => {
+    const broken = { ...root, steps: [...root.steps, { n: 2, type: 'change' as const, change: { path: '/x', kind: 'semantic' as const, origin: 'nowhere' }, pos: root.pos }] }
+    const r = await runScenario(broken, crawler, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
+    t.equal(r.verdict, 'setup-fail')
+    t.match(r.message, /^step 2 \(change, .*validators-root\.yaml:1:5\) failed: .*nowhere/)
+  })
+})

@@ -1,0 +1,60 @@
+import t from 'tap'
+import { crawlOptionsFromFlags, parseHeaderFlags } from '../../../crawler/cli.js'
+import { resolveCrawlOptions } from '../../../crawler/crawl-options.js'
+
+// The flags of `webkrab crawl` become crawl() options, and bad input is refused
+// with a WebKrab input error (exit 2) before anything is opened or sent.
+
+const base = { store: 's.sqlite', header: [] as string[] }
+const URL1 = 'http://127.0.0.1:9/a'
+
+t.test('durations and sizes are read in the units the contract names', async t => {
+  const o = crawlOptionsFromFlags([URL1], { ...base, maxDuration: '1m30s', maxBytes: '10MB', maxBodyBytes: '512KiB', maxDecompressedBytes: '1234', connectTimeout: '500ms', responseTimeout: '30s' })
+  t.equal(o.maxDurationMs, 90_000)
+  t.equal(o.maxBytes, 10_000_000)
+  t.equal(o.maxBodyBytes, 524_288)
+  t.equal(o.maxDecompressedBytes, 1234)
+  t.equal(o.connectTimeoutMs, 500)
+  t.equal(o.responseTimeoutMs, 30_000)
+})
+
+t.test('a bad duration, size or count is bad input naming the flag', async t => {
+  t.throws(() => crawlOptionsFromFlags([URL1], { ...base, maxDuration: '5' }), { code: 'WEBKRAB_ERR_BAD_DURATION', message: /--max-duration/ })
+  t.throws(() => crawlOptionsFromFlags([URL1], { ...base, maxBodyBytes: 'lots' }), { code: 'WEBKRAB_ERR_BAD_SIZE', message: /--max-body-bytes/ })
+  t.throws(() => crawlOptionsFromFlags([URL1], { ...base, maxAttempts: '0' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /--max-attempts/ })
+  t.throws(() => crawlOptionsFromFlags([URL1], { ...base, concurrency: '2.5' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /--concurrency/ })
+  t.throws(() => crawlOptionsFromFlags([URL1], { ...base, maxRequests: '-1' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /--max-requests/ })
+})
+
+t.test('--header takes Name: value, repeatable, and the value may hold colons', async t => {
+  t.same(parseHeaderFlags(['Accept-Language: fr', 'X-Note: a:b']), { 'Accept-Language': 'fr', 'X-Note': 'a:b' })
+  t.throws(() => parseHeaderFlags(['no colon']), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+})
+
+t.test('request context headers are lower-cased and sent with the crawler\'s defaults', async t => {
+  const r = resolveCrawlOptions({ urls: [URL1], store: 's', headers: { 'Accept-Language': 'fr' } })
+  t.same(r.headers, { 'accept-language': 'fr' })
+  t.equal(r.requestHeaders['accept-language'], 'fr')
+  t.equal(r.requestHeaders['accept-encoding'], 'gzip, deflate, br')
+  t.match(r.requestHeaders['user-agent'], /^webkrab\//)
+})
+
+t.test('headers the crawler owns, and credentials, cannot be set', async t => {
+  for (const name of ['If-None-Match', 'If-Modified-Since', 'Authorization', 'Cookie', 'Host', 'Range']) {
+    t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', headers: { [name]: 'x' } }), { code: 'WEBKRAB_ERR_BAD_FLAG' }, name)
+  }
+  t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', headers: { 'X-A': 'a\r\nInjected: 1' } }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+})
+
+t.test('only http(s) URLs without credentials are crawled', async t => {
+  t.throws(() => resolveCrawlOptions({ urls: ['ftp://x/'], store: 's' }), { code: 'WEBKRAB_ERR_BAD_URL' })
+  t.throws(() => resolveCrawlOptions({ urls: ['not a url'], store: 's' }), { code: 'WEBKRAB_ERR_BAD_URL' })
+  t.throws(() => resolveCrawlOptions({ urls: ['http://user:pw@127.0.0.1/'], store: 's' }), { code: 'WEBKRAB_ERR_BAD_URL' })
+  t.throws(() => resolveCrawlOptions({ urls: [], store: 's' }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+})
+
+t.test('the scope defaults to the seeds\' origins and --scope replaces it', async t => {
+  t.same(resolveCrawlOptions({ urls: [URL1, 'http://127.0.0.1:8/b'], store: 's' }).budgets.scope, ['http://127.0.0.1:9', 'http://127.0.0.1:8'])
+  t.same(resolveCrawlOptions({ urls: [URL1], store: 's', scope: ['http://127.0.0.1:7/any/path'] }).budgets.scope, ['http://127.0.0.1:7'])
+  t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', scope: ['mailto:x@y'] }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+})

@@ -1,0 +1,139 @@
+import t from 'tap'
+import { stripVTControlCharacters } from 'node:util'
+import { renderTerminal } from '../../../reports/render-terminal.js'
+import type { FetchReport } from '../../../reports/report-types.js'
+import { makeReport, ORIGIN_A } from '../report-factory.js'
+
+const num = (text: string): number => Number(text.replaceAll(',', ''))
+
+/** The lines from a label (e.g. `Reused`) to the next label at column 0. */
+function section (text: string, label: string): string[] {
+  const lines = text.split('\n')
+  const start = lines.findIndex(l => l.startsWith(label))
+  if (start < 0) return []
+  const end = lines.findIndex((l, i) => i > start && l.length > 0 && !l.startsWith(' '))
+  return lines.slice(start, end < 0 ? undefined : end)
+}
+
+function parseRequests (text: string): Record<string, number> {
+  const line = section(text, 'Requests')[0]
+  const m = /([\d,]+) total, ([\d,]+) initial, ([\d,]+) retr(?:y|ies), ([\d,]+) conditional \(([\d,]+) answered 304\), ([\d,]+) unconditional/.exec(line)
+  if (m === null) throw new Error(`no request figures in: ${line}`)
+  const [total, initial, retries, conditional, notModified, unconditional] = m.slice(1).map(num)
+  return { total, initial, retries, conditional, notModified, unconditional }
+}
+
+function parseBytes (text: string): Record<string, number> {
+  const line = section(text, 'Bytes')[0]
+  const m = /([\d,]+) B received .*?, ([\d,]+) B decompressed, ([\d,]+) B saved by revalidation \([\d.]+% of ([\d,]+) B unconditional\)/.exec(line)
+  if (m === null) throw new Error(`no byte figures in: ${line}`)
+  const [received, decompressed, savedByRevalidation, unconditionalEstimate] = m.slice(1).map(num)
+  return { received, decompressed, savedByRevalidation, unconditionalEstimate }
+}
+
+t.test('the request counts printed are the report\'s counts', async t => {
+  const report = makeReport()
+  const { total, initial, retries, conditional, notModified, unconditional } = report.requests
+  t.same(parseRequests(renderTerminal(report, { color: false })), { total, initial, retries, conditional, notModified, unconditional })
+})
+
+t.test('the byte figures printed are the report\'s exact byte counts', async t => {
+  const report = makeReport()
+  const { received, decompressed, savedByRevalidation, unconditionalEstimate } = report.bytes
+  t.same(parseBytes(renderTerminal(report, { color: false })), { received, decompressed, savedByRevalidation, unconditionalEstimate })
+})
+
+t.test('the figures follow the report when it changes, and large counts get separators', async t => {
+  const report = makeReport()
+  report.requests.total = 1234567
+  report.bytes.received = 98765432
+  const text = renderTerminal(report, { color: false })
+  t.equal(parseRequests(text).total, 1234567)
+  t.equal(parseBytes(text).received, 98765432)
+  t.match(text, '1,234,567 total')
+})
+
+t.test('each incomplete response is listed with the budget that cut it', async t => {
+  const report = makeReport()
+  const lines = section(renderTerminal(report, { color: false }), 'Incomplete')
+  t.match(lines[0], `${report.incomplete.length} response`)
+  for (const i of report.incomplete) t.ok(lines.some(l => l.includes(i.url) && l.includes(i.budget ?? '')), i.url)
+})
+
+t.test('each deferred origin is listed with the server signal and the time it may be asked again', async t => {
+  const report = makeReport()
+  const lines = section(renderTerminal(report, { color: false }), 'Deferred')
+  for (const d of report.deferred) {
+    t.ok(lines.some(l => l.includes(d.origin) && l.includes(d.signal) && l.includes(`until ${d.until ?? ''}`)), d.origin)
+  }
+})
+
+t.test('each reused result names its request context and the representation that supported it', async t => {
+  const report = makeReport()
+  const lines = section(renderTerminal(report, { color: false }), 'Reused')
+  const reused = report.resources.filter(r => r.outcome === 'reused-fresh' || (r.outcome === 'unchanged' && r.status === 304))
+  t.match(lines[0], `${reused.length} results`)
+  for (const r of reused) {
+    const line = lines.find(l => l.includes(r.url + ' '))
+    t.ok(line, r.url)
+    t.match(line, r.outcome === 'reused-fresh' ? ' fresh ' : ' 304 ')
+    for (const [k, v] of Object.entries(r.requestContext)) t.match(line, `${k}: ${v}`)
+    if (Object.keys(r.requestContext).length === 0) t.match(line, 'no request context')
+    if (r.validator.etag !== null) t.match(line, `ETag ${r.validator.etag}`)
+  }
+})
+
+t.test('the budget that ended the run is named with its reason', async t => {
+  const report = makeReport()
+  const line = section(renderTerminal(report, { color: false }), 'Ended by')[0]
+  t.match(line, `${report.run.stoppedBy}: ${report.run.stopReason}`)
+})
+
+t.test('the five answers come before the resources that need attention', async t => {
+  const text = renderTerminal(makeReport(), { color: false })
+  const order = ['Requests', 'Bytes', 'Incomplete', 'Deferred', 'Reused', 'Ended by', 'Needs attention'].map(l => text.indexOf('\n' + l))
+  t.ok(order.every(i => i > 0), 'every heading is present')
+  t.same([...order].sort((a, b) => a - b), order)
+})
+
+t.test('needs-attention lists incomplete, deferred, needs-operator and churning resources and nothing healthy', async t => {
+  const report = makeReport()
+  const lines = section(renderTerminal(report, { color: false }), 'Needs attention').slice(1).filter(l => l.length > 0)
+  const listed = lines.map(l => l.trim().split(/\s+/)).map(([kind, url]) => `${kind} ${url}`)
+  const expected = [
+    ...report.resources.filter(r => ['incomplete', 'deferred', 'needs-operator', 'failed'].includes(r.outcome)).map(r => `${r.outcome} ${r.url}`),
+    ...report.resources.filter(r => r.validator.quality === 'churning').map(r => `churning ${r.url}`)
+  ]
+  t.same([...listed].sort(), [...expected].sort())
+  t.notOk(lines.some(l => l.includes(`${ORIGIN_A}/ `)), 'the healthy index page is not listed')
+})
+
+t.test('a clean completed run says nothing needs attention', async t => {
+  const report: FetchReport = { ...makeReport(), resources: [], incomplete: [], deferred: [] }
+  report.origins = report.origins.map(o => ({ ...o, deferral: null }))
+  report.run.stoppedBy = 'completed'
+  const text = renderTerminal(report, { color: false })
+  t.match(section(text, 'Incomplete')[0], /Incomplete\s+none/)
+  t.match(section(text, 'Deferred')[0], /Deferred\s+none/)
+  t.match(text, 'Nothing needs attention.')
+  t.match(section(text, 'Ended by')[0], /Ended by\s+completed/)
+})
+
+t.test('colour adds ANSI escapes and nothing else; plain output has none', async t => {
+  const report = makeReport()
+  const plain = renderTerminal(report, { color: false })
+  const colored = renderTerminal(report, { color: true })
+  t.notMatch(plain, /\u001b\[/)
+  t.match(colored, /\u001b\[/)
+  t.equal(stripVTControlCharacters(colored), plain)
+})
+
+t.test('with a width, no line is longer than the width and truncation is marked', async t => {
+  const report = makeReport()
+  for (const color of [false, true]) {
+    const text = renderTerminal(report, { color, width: 72 })
+    const detailLines = stripVTControlCharacters(text).split('\n').filter(l => l.startsWith(' '))
+    t.ok(detailLines.every(l => [...l].length <= 72), `color ${String(color)}: detail lines fit`)
+    t.ok(detailLines.some(l => l.endsWith('…')), 'cut lines end with an ellipsis')
+  }
+})
