@@ -13,7 +13,7 @@ interface CannonResult {
   timeouts: number
   statusCodeStats: Record<string, { count: number }>
 }
-type Cannon = (opts: { url: string, connections: number, duration: number, amount?: number, requests: CannonRequest[] }) => Promise<CannonResult>
+type Cannon = (opts: { url: string, connections: number, duration: number, amount?: number, timeout?: number, requests: CannonRequest[] }) => Promise<CannonResult>
 
 export interface SoakClientOptions {
   url: string
@@ -22,6 +22,8 @@ export interface SoakClientOptions {
   duration: number
   /** A number of requests to send instead of a duration: the same work however busy the machine is. */
   amount?: number
+  /** Seconds a response may take before the client counts a timeout (autocannon's default: 10). */
+  timeout?: number
   requests: CannonRequest[]
 }
 
@@ -39,7 +41,7 @@ export interface SoakClientResult {
 async function main (): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as SoakClientOptions
   const autocannon = createRequire(import.meta.url)('autocannon') as Cannon
-  const r = await autocannon({ url: options.url, connections: options.connections, duration: options.duration, amount: options.amount, requests: options.requests })
+  const r = await autocannon({ url: options.url, connections: options.connections, duration: options.duration, amount: options.amount, timeout: options.timeout, requests: options.requests })
   const statusCounts: Record<string, number> = {}
   for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCounts[code] = count
   const result: SoakClientResult = {

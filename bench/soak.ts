@@ -34,6 +34,8 @@ export interface SoakOptions {
    * been answered, so a test on a busy machine does the same work, only slower.
    */
   amount?: number
+  /** Seconds a response may take before the client counts it as timed out (default 10). */
+  timeoutSeconds?: number
   /** Journal ring size (default 10,000, the site's own default). */
   journalSize?: number
   /** Largest heap growth, MiB, from the full ring to the end that still counts as flat (default 16). */
@@ -154,6 +156,7 @@ export async function runSoak (opts: SoakOptions = {}): Promise<SoakResult> {
   const connections = Math.round(positive('connections', opts.connections, 200))
   const duration = positive('duration', opts.duration, 30)
   const amount = opts.amount === undefined ? undefined : Math.round(positive('amount', opts.amount, 1))
+  const timeout = positive('timeout', opts.timeoutSeconds, 10)
   const journalSize = Math.round(positive('journal size', opts.journalSize, 10_000))
   const maxGrowth = positive('heap growth', opts.maxHeapGrowthMiB, 16)
   const gc = collector()
@@ -176,7 +179,7 @@ export async function runSoak (opts: SoakOptions = {}): Promise<SoakResult> {
     let client: SoakClientResult
     try {
       const requests = SOAK_PATHS.map(p => ({ method: 'GET', path: p.path, headers: p.headers === undefined ? undefined : Object.fromEntries(Object.entries(p.headers).map(([k, v]) => [k, v === 'ETAG' ? etag : v])) }))
-      client = await runClient({ url: site.url, connections, duration, amount, requests })
+      client = await runClient({ url: site.url, connections, duration, amount, timeout, requests })
     } finally {
       clearInterval(sampler)
     }

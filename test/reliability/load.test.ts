@@ -5,11 +5,14 @@ import { runSoak, SOAK_PATHS } from '../../bench/soak.js'
  * The fixture site under load, shortened from `webkrab bench server --soak` (200
  * connections for 30 s): the same 200 connections for 8,000 requests (a count, not a
  * duration, so that a busy machine does the same work, only slower), with a small
- * journal ring so that it fills and drops entries early. The site, its journal and
+ * journal ring so that it fills and drops entries early, and a client that waits 30 s
+ * for an answer before it calls it a timeout (the test is of what the site answers, on
+ * a machine that may be busy; `bench server --soak` keeps autocannon's 10 s). tap runs
+ * the files of test/reliability alone (package.json: serial). The site, its journal and
  * its HTTP servers' own counts live in this process; autocannon runs in a child.
  */
 t.test('200 connections of mixed catalogue paths: only the errors the paths exist for, every request journalled, memory flat', async t => {
-  const r = await runSoak({ connections: 200, amount: 8000, journalSize: 2000 })
+  const r = await runSoak({ connections: 200, amount: 8000, journalSize: 2000, timeoutSeconds: 30 })
   t.comment(r.checks.map(c => `${c.pass ? 'pass' : 'FAIL'} ${c.name}: ${c.detail}`).join('\n'))
 
   // no errors but those the paths exist to produce
