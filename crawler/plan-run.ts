@@ -35,6 +35,8 @@ interface OriginRun {
   urls: string[]
   state: OriginPlanState | null
   prior: SitePrior
+  /** The budget-scaled prior every refit of `prior` is held toward (fit-site-prior.ts). */
+  anchor: SitePrior
   site: SiteLastModifiedTrust
   /** The run's first request here, chosen before the origin's clock is known; it tells the clock. */
   probe: PlanEntry | null
@@ -143,8 +145,9 @@ export class PlanRun {
     const n = Math.max(urls.length, 1)
     const budget = this.budget()
     // a daily run cannot revisit more often than daily: the budget prior's interval is at least a day
-    const prior = state?.prior ?? fitSitePrior(histories, budgetScaledPrior(n, Math.min(budget ?? n, n)), { site })
-    const run: OriginRun = { origin, urls, state, prior, site, probe: null, window: null, charged: 0, auditCredit: state?.auditCredit ?? 0, plan: null }
+    const anchor = budgetScaledPrior(n, Math.min(budget ?? n, n))
+    const prior = state?.prior ?? fitSitePrior(histories, anchor, { site })
+    const run: OriginRun = { origin, urls, state, prior, anchor, site, probe: null, window: null, charged: 0, auditCredit: state?.auditCredit ?? 0, plan: null }
     run.probe = this.chooseProbe(run)
     return run
   }
@@ -415,7 +418,7 @@ export class PlanRun {
         requestsPerDay: this.budget(),
         ledger: window === null ? (run.state?.ledger ?? null) : ledgerAfter(window, run.charged),
         auditCredit: run.auditCredit,
-        prior: fitSitePrior(own, run.prior, { site })
+        prior: fitSitePrior(own, run.prior, { site, anchor: run.anchor })
       }, now)
     }
   }

@@ -58,7 +58,8 @@ export interface PlannerPolicyOptions {
  */
 export function plannerPolicy (kind: 'oracle' | 'learned', pages: readonly SimPage[], crawler: SimCrawler, o: PlannerPolicyOptions): SimPolicy {
   const n = pages.length
-  let prior = budgetScaledPrior(n, o.perDay)
+  const anchor = budgetScaledPrior(n, o.perDay)
+  let prior = anchor
   let site: SiteLastModifiedTrust | null = null
   const estimates: ChangeRateEstimate[] = pages.map(p => kind === 'oracle' ? knownRateEstimate(p.rate) : estimateChangeRate(crawler.pages[p.id].history, prior, { useLastModified: false }))
   const candidates: PlanCandidate[] = pages.map(p => ({
@@ -80,7 +81,7 @@ export function plannerPolicy (kind: 'oracle' | 'learned', pages: readonly SimPa
   const refit = (): void => {
     const histories = crawler.pages.map(p => p.history)
     site = siteLastModifiedTrust(histories)
-    prior = fitSitePrior(histories, prior, { site })
+    prior = fitSitePrior(histories, prior, { site, anchor })
     for (let i = 0; i < n; i++) estimate(i)
   }
   if (kind === 'learned') refit()

@@ -14,7 +14,25 @@ export interface FitOptions {
   maxSd?: number
   /** The site's Last-Modified record, which decides how far each history's dates count (as in estimateChangeRate). */
   site?: SiteLastModifiedTrust | null
+  /**
+   * The prior the fit is held toward (default `start`): pass the budget-scaled
+   * prior when refitting repeatedly, so a fit does not anchor on the fit before it.
+   */
+  anchor?: SitePrior
+  /** How many resources' worth of weight the anchor carries (default ANCHOR_RESOURCES). */
+  anchorResources?: number
 }
+
+/**
+ * The anchor counts as this many resources drawn from it. Without it, a small
+ * site whose pages were seen unchanged a few times has a degenerate fit: the
+ * marginal likelihood of "no change in two days" only grows as the prior moves
+ * to slower rates, so the fitted median ran off to one change in months or
+ * years with a narrow spread, and every new or barely-seen page was taken for
+ * static. Five resources hold three pages near the budget-scaled prior and
+ * broad, and are nothing beside the thousands of a real site's histories.
+ */
+export const ANCHOR_RESOURCES = 5
 
 /**
  * Empirical Bayes: fits the site's log-normal prior to the histories of all its
@@ -26,6 +44,11 @@ export interface FitOptions {
  * `start` is the previous prior (a warm start converges in a few passes).
  * Resources without informative history are left out; with none at all, `start`
  * is returned unchanged.
+ *
+ * The fit is a maximum a posteriori one: the anchor (the budget-scaled prior)
+ * enters each M step as `anchorResources` pseudo-resources whose ln rates are
+ * distributed as the anchor says (a conjugate normal hyperprior on the mean
+ * and variance), so the data moves the prior only as far as it can tell.
  */
 export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePrior, options: FitOptions = {}): SitePrior {
   const maxIterations = options.maxIterations ?? 100
@@ -51,6 +74,8 @@ export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePr
     else informative.push({ dated: logLikelihoodOnGrid(withDates), undated: logLikelihoodOnGrid(without), weight })
   }
   if (informative.length === 0) return start
+  const anchor = options.anchor ?? start
+  const pseudo = Math.max(options.anchorResources ?? ANCHOR_RESOURCES, 0)
   let mean = start.logRateMean
   let sd = Math.min(Math.max(start.logRateSd, minSd), maxSd)
   const post = new Float64Array(G)
@@ -91,7 +116,9 @@ export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePr
         sumSq += e.weight * a2 + (1 - e.weight) * b2
       }
     }
-    const n = informative.length
+    sumMean += pseudo * anchor.logRateMean
+    sumSq += pseudo * (anchor.logRateSd * anchor.logRateSd + anchor.logRateMean * anchor.logRateMean)
+    const n = informative.length + pseudo
     const nextMean = sumMean / n
     const nextSd = Math.min(Math.max(Math.sqrt(Math.max(sumSq / n - nextMean * nextMean, 0)), minSd), maxSd)
     const moved = Math.abs(nextMean - mean) + Math.abs(nextSd - sd)
@@ -104,6 +131,7 @@ export function fitSitePrior (histories: readonly ChangeHistory[], start: SitePr
     logRateSd: sd,
     basis: 'fitted',
     resources: informative.length,
-    reason: `fitted to ${informative.length} resources' histories (${observations} observations): median one change every ${(Math.exp(-mean)).toPrecision(3)} days, ln-rate sd ${sd.toFixed(2)}`
+    reason: `fitted to ${informative.length} resources' histories (${observations} observations)${pseudo > 0 ? ` and held toward the ${anchor.basis} prior as ${pseudo} more` : ''}: ` +
+      `median one change every ${(Math.exp(-mean)).toPrecision(3)} days, ln-rate sd ${sd.toFixed(2)}`
   }
 }

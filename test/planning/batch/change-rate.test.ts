@@ -173,3 +173,25 @@ t.test('the site prior fitted to many pages recovers their rate distribution', a
   t.ok(Math.abs(fitted.logRateSd - 1.5) < 0.35, `sd ${fitted.logRateSd.toFixed(3)} for 1.5`)
   t.same(fitSitePrior([], fitted), fitted, 'with no histories the prior stays as it was')
 })
+
+t.test('a tiny site seen unchanged for a few days keeps a broad prior near the budget\'s pace, however often it is refitted', async t => {
+  // three pages, each fetched daily five times, never changed: the data says "slower than a few days", no more
+  const unchanged = (): ChangeHistory => {
+    let h = appendObservation(emptyHistory(), { atMs: 0, intervalMs: null, changed: false, evidence: 'digest' })
+    for (let d = 1; d <= 5; d++) h = appendObservation(h, { atMs: d * DAY, intervalMs: DAY, changed: false, evidence: 'not-modified' })
+    return h
+  }
+  const histories = [unchanged(), unchanged(), unchanged()]
+  const anchor = budgetScaledPrior(3, 3)
+  let prior = fitSitePrior(histories, anchor)
+  for (let run = 0; run < 10; run++) prior = fitSitePrior(histories, prior, { anchor })
+  const medianDays = Math.exp(-prior.logRateMean)
+  t.ok(medianDays > 1 && medianDays < 30, `median one change every ${medianDays.toFixed(1)} days after ten refits`)
+  t.ok(prior.logRateSd > 1.5, `still broad: ln-rate sd ${prior.logRateSd.toFixed(2)}`)
+  t.match(prior.reason, 'held toward the budget prior as 5 more')
+  const seenOnce = estimateChangeRate(appendObservation(emptyHistory(), { atMs: DAY, intervalMs: DAY, changed: false, evidence: 'digest' }), prior)
+  t.ok(1 / seenOnce.ratePerDay < 60, `a page seen unchanged once is taken to change every ${(1 / seenOnce.ratePerDay).toFixed(1)} days, not every few months`)
+  // without the anchor the fit runs off: the marginal likelihood of "no change" grows as the prior slows
+  const loose = fitSitePrior(histories, anchor, { anchorResources: 0 })
+  t.ok(Math.exp(-loose.logRateMean) > 100 && loose.logRateSd < 1, `unanchored: every ${Math.exp(-loose.logRateMean).toFixed(0)} days, sd ${loose.logRateSd.toFixed(2)}`)
+})

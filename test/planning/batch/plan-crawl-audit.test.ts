@@ -65,6 +65,7 @@ t.test('an audit catches a server that answers 304 to changed content: the verdi
     t.ok((state?.estimate?.changes ?? 0) >= 1, 'and counts the change the audit found')
     const origin = plans.origin(new URL(bench.url('/')).origin)
     t.equal(origin?.prior?.basis, 'fitted', 'the site prior, refitted after the run, is stored')
+    t.match(origin?.prior?.reason, /held toward the budget prior as \d+ more/, 'each refit is held toward the budget-scaled prior, not the last fit')
     t.same(origin?.ledger, { day: Math.floor(record.collectedAtMs / 86_400_000), used: 10 }, 'and the day\'s budget ledger')
     const observations = record.changeHistory?.observations ?? []
     t.notOk(observations.some(o => o.evidence === 'not-modified'), 'the 304 claims are retracted from the history')
