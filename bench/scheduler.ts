@@ -129,8 +129,19 @@ export async function runSchedulerBench (raw: Record<string, unknown> = {}, hook
   return result
 }
 
+/**
+ * `bench-scheduler-VARIANT`, with `-sweep` for several budgets or `-bnRATIO`
+ * for one other than the specification's 0.1, so a sweep written beside the
+ * default run does not overwrite it.
+ */
+export function schedulerResultsName (result: Pick<SchedulerBenchResult, 'variant' | 'runs'>): string {
+  const ratios = result.runs.map(r => r.ratio)
+  const suffix = ratios.length > 1 ? '-sweep' : ratios.length === 1 && ratios[0] !== 0.1 ? `-bn${ratios[0]}` : ''
+  return `bench-scheduler-${result.variant}${suffix}`
+}
+
 async function writeResults (dir: string, result: SchedulerBenchResult): Promise<string[]> {
-  const base = join(dir, `bench-scheduler-${result.variant}`)
+  const base = join(dir, schedulerResultsName(result))
   try {
     await mkdir(dir, { recursive: true })
     await writeFile(`${base}.json`, JSON.stringify(result, null, 2) + '\n')

@@ -58,7 +58,7 @@ export const schedulerBenchOptions: readonly BenchFlag[] = [
   { flags: '--audit-share <share>', name: 'auditShare', default: String(AUDIT_SHARE), help: 'share of each plan spent on audits (unconditional fetches of resources vouched for by 304s)' },
   { flags: '--plan-every <days>', name: 'planEvery', default: '1', help: 'days each plan covers (one crawler run)' },
   { flags: '--json', name: 'json', default: false, help: 'print one JSON object with every figure' },
-  { flags: '--out <dir>', name: 'out', default: undefined, help: 'also write bench-scheduler-VARIANT.json (and .html) to this directory, e.g. reports/out' }
+  { flags: '--out <dir>', name: 'out', default: undefined, help: 'also write bench-scheduler-VARIANT.json (and .html) to this directory, e.g. reports/out (a sweep: bench-scheduler-VARIANT-sweep.*)' }
 ]
 
 function bad (flag: string, value: unknown, why: string): never {

@@ -2,7 +2,7 @@ import t from 'tap'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { formatSchedulerTable, runSchedulerBench, schedulerBenchOptions } from '../../../bench/scheduler.js'
+import { formatSchedulerTable, runSchedulerBench, schedulerBenchOptions, schedulerResultsName } from '../../../bench/scheduler.js'
 import { parseSchedulerOptions } from '../../../bench/sim/scheduler-options.js'
 
 const TINY = { pages: '200', days: '40', window: '20-40' }
@@ -35,6 +35,14 @@ t.test('every flag is described with its default, and the defaults parse to the 
   t.same(parseSchedulerOptions({ sweep: true }).ratios, [0.025, 0.05, 0.1, 0.2, 0.5])
 })
 
+t.test('results are named by variant, and by budget when it is not the specification\'s', async t => {
+  const runs = (...ratios: number[]): Array<{ ratio: number }> => ratios.map(ratio => ({ ratio }))
+  t.equal(schedulerResultsName({ variant: 'uniform', runs: runs(0.1) } as Parameters<typeof schedulerResultsName>[0]), 'bench-scheduler-uniform')
+  t.equal(schedulerResultsName({ variant: 'noisy', runs: runs(0.1) } as Parameters<typeof schedulerResultsName>[0]), 'bench-scheduler-noisy')
+  t.equal(schedulerResultsName({ variant: 'uniform', runs: runs(0.025, 0.5) } as Parameters<typeof schedulerResultsName>[0]), 'bench-scheduler-uniform-sweep')
+  t.equal(schedulerResultsName({ variant: 'weighted', runs: runs(0.2) } as Parameters<typeof schedulerResultsName>[0]), 'bench-scheduler-weighted-bn0.2')
+})
+
 t.test('the benchmark reports every policy at every budget, and writes JSON and an HTML chart with --out', async t => {
   const dir = await mkdtemp(join(tmpdir(), 'webkrab-sched-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
@@ -45,9 +53,10 @@ t.test('the benchmark reports every policy at every budget, and writes JSON and 
     for (const p of run.policies) t.ok(p.windows[0].requestsPerDay <= run.requestsPerDay, `${p.policy} keeps to ${run.requestsPerDay} a day`)
   }
   t.same(result.targets, [], 'targets apply to the specification\'s site only')
-  const json = JSON.parse(await readFile(join(dir, 'bench-scheduler-uniform.json'), 'utf8')) as typeof result
+  t.same(result.files, [join(dir, 'bench-scheduler-uniform-sweep.json'), join(dir, 'bench-scheduler-uniform-sweep.html')], 'a sweep is written apart from the default run')
+  const json = JSON.parse(await readFile(join(dir, 'bench-scheduler-uniform-sweep.json'), 'utf8')) as typeof result
   t.equal(json.runs[1].policies[2].windows[0].freshness, result.runs[1].policies[2].windows[0].freshness)
-  const html = await readFile(join(dir, 'bench-scheduler-uniform.html'), 'utf8')
+  const html = await readFile(join(dir, 'bench-scheduler-uniform-sweep.html'), 'utf8')
   t.match(html, /<svg[^>]+id="freshness-chart"/)
   t.equal((html.match(/data-policy="learned"/g) ?? []).length, 2, 'one learned bar per budget')
   const table = formatSchedulerTable(result)
