@@ -55,7 +55,7 @@ export interface EchoAssertion {
   }
 }
 export interface RetryAfterAssertion { retry_after: RequestSelector & { scope?: 'origin' | 'path' } }
-export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed' } }
+export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed', /** Only the gap before the Nth fitting request. */ before?: number } }
 export interface ConcurrencyAssertion { concurrency: RequestSelector & { at_most?: number, at_least?: number, per?: 'origin' | 'all' } }
 export interface OrderAssertion { order: RequestSelector[] }
 export interface DurationAssertion { duration: { step: number, at_most?: string, at_least?: string } }

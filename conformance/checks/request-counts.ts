@@ -11,7 +11,9 @@ export function checkRequests (spec: RequestSelector & Comparison, ctx: GradeCon
   if (spec.count !== undefined) { wanted.push(`exactly ${spec.count}`); ok &&= n === spec.count }
   if (spec.at_least !== undefined) { wanted.push(`at least ${spec.at_least}`); ok &&= n >= spec.at_least }
   if (spec.at_most !== undefined) { wanted.push(`at most ${spec.at_most}`); ok &&= n <= spec.at_most }
-  const what = describeSelector(spec, 'request')
+  // "exactly 1 request", "at most 0 requests", "exactly 2 requests"
+  const bounds = [spec.count, spec.at_least, spec.at_most].filter(b => b !== undefined)
+  const what = describeSelector(spec, bounds.every(b => b === 1) ? 'request' : 'requests')
   const saw = n === 0 ? 'the server saw none' : `the server saw ${n}: ${listSeen(found)}`
   return ok
     ? pass(`${wanted.join(' and ')} ${what}; ${saw}`)

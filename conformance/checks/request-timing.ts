@@ -68,12 +68,21 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
   return pass(`${plural(honoured, 'Retry-After')} honoured: no later request to the same ${scope} before the time the server named`)
 }
 
-/** `gap`: consecutive requests fitting the selector are at least this far apart. */
+/**
+ * `gap`: consecutive requests fitting the selector are at least this far apart;
+ * with `before: N`, only the Nth fitting request and the one before it (so a
+ * scenario can ask that a backoff grows: the second retry waits longer than the first).
+ */
 export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckResult {
   const min = parseDuration(spec.at_least)
   const found = selectRequests(ctx.seen, spec)
   const from = spec.from ?? 'completed'
-  for (let i = 1; i < found.length; i++) {
+  if (spec.before !== undefined && found.length < spec.before) {
+    return fail(`expected at least ${plural(spec.before, 'request')} (${describeSelector(spec, 'request')}) to measure the gap before request ${spec.before}; the server saw ${found.length}`)
+  }
+  const first = spec.before === undefined ? 1 : spec.before - 1
+  const last = spec.before === undefined ? found.length : spec.before
+  for (let i = first; i < last; i++) {
     const prev = found[i - 1]
     const next = found[i]
     const gap = elapsedBetween(prev, next, from)
@@ -81,6 +90,7 @@ export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckRe
       return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${from === 'completed' ? 'the end of' : ''} ${nameRequest(ctx.seen, prev)}; expected at least ${formatMs(min)}`.replace(/\s+/g, ' '))
     }
   }
+  if (spec.before !== undefined) return pass(`request ${spec.before} (${describeSelector(spec, 'request')}) came at least ${formatMs(min)} after the one before it`)
   return pass(found.length < 2
     ? `${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): no gap to measure`
     : `${found.length} requests (${describeSelector(spec, 'request')}) at least ${formatMs(min)} apart`)
@@ -121,18 +131,20 @@ export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'
 export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx: GradeContext): CheckResult {
   const found = selectRequests(ctx.seen, spec)
   const peaks = peakConcurrency(found, spec.per)
-  const what = describeSelector(spec, 'request')
+  // the origin is named once, where the peak was seen
+  const what = (n: number): string => describeSelector({ ...spec, origin: undefined }, n === 1 ? 'request' : 'requests')
   let highest = 0
   for (const [origin, p] of peaks) {
     highest = Math.max(highest, p.peak)
     if (spec.at_most !== undefined && p.peak > spec.at_most) {
-      return fail(`expected at most ${spec.at_most} ${what.replace(/^request/, 'requests')} in flight at once on ${spec.per === 'all' ? origin : `origin ${origin}`}; the server saw ${p.peak} at once (connections ${p.connections.map(c => `#${c}`).join(', ')}, step ${p.at?.step ?? '?'})`)
+      return fail(`expected at most ${spec.at_most} ${what(spec.at_most)} in flight at once on ${spec.per === 'all' ? origin : `origin ${origin}`}; the server saw ${p.peak} at once (connections ${p.connections.map(c => `#${c}`).join(', ')}, step ${p.at?.step ?? '?'})`)
     }
   }
+  const where = spec.origin !== undefined ? ` on origin ${spec.origin}` : spec.per === 'all' ? ' across all origins' : ' on any one origin'
   if (spec.at_least !== undefined && highest < spec.at_least) {
-    return fail(`expected at least ${spec.at_least} ${what.replace(/^request/, 'requests')} in flight at once; the server saw at most ${highest}`)
+    return fail(`expected at least ${spec.at_least} ${what(spec.at_least)} in flight at once${where}; the server saw at most ${highest}`)
   }
-  return pass(`at most ${highest} ${what.replace(/^request/, 'requests')} in flight at once`)
+  return pass(`at most ${highest} ${what(highest)} in flight at once${where}`)
 }
 
 /** `duration`: how long the crawler took over a step, as the harness measured it. */

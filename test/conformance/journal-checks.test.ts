@@ -47,7 +47,7 @@ t.test('requests counts what the server saw, by path, step, status and method', 
   t.equal(checkRequests({ path: '/validators/strong', status: 200, at_least: 2 }, ctx).status, 'pass')
   const r = checkRequests({ path: '/validators/strong', step: 1, at_most: 0 }, ctx)
   t.equal(r.status, 'fail')
-  t.equal(r.message, 'expected at most 0 request to /validators/strong in step 1; the server saw 1: GET /validators/strong -> 200 (step 1)')
+  t.equal(r.message, 'expected at most 0 requests to /validators/strong in step 1; the server saw 1: GET /validators/strong -> 200 (step 1)')
 })
 
 t.test('no_requests fails naming every request it found, with its origin', async t => {
@@ -174,6 +174,17 @@ t.test('gap measures from the end of one request to the arrival of the next', as
   t.equal(checkGap({ path: '/flaky', at_least: '0ms' }, ctx).status, 'pass')
 })
 
+t.test('gap with before: N measures only the wait before the Nth request, so a growing backoff can be asked for', async t => {
+  const u = `${site.url}/flaky?fail=5`
+  const ctx = await journal(site, [async () => { await get(u); await sleep(300); await get(u); await get(u) }])
+  t.equal(checkGap({ path: '/flaky', before: 2, at_least: '250ms' }, ctx).status, 'pass', 'the first wait was long enough')
+  const r = checkGap({ path: '/flaky', before: 3, at_least: '250ms' }, ctx)
+  t.equal(r.status, 'fail', 'the second came at once')
+  t.match(r.message, /^request 3 to \/flaky \(step 1\) arrived \d+ ms after the end of request 2 to \/flaky \(step 1\); expected at least 250 ms$/)
+  t.equal(checkGap({ path: '/flaky', at_least: '250ms' }, ctx).status, 'fail', 'without before, every pair counts')
+  t.match(checkGap({ path: '/flaky', before: 4, at_least: '1ms' }, ctx).message, /^expected at least 4 requests .* to measure the gap before request 4; the server saw 3$/)
+})
+
 t.test('concurrency counts requests in flight at once per origin or across origins', async t => {
   const ctx = await journal(site, [async () => {
     await Promise.all([get(`${site.url}/slow/headers?ms=200&n=1`), get(`${site.url}/slow/headers?ms=200&n=2`), get(`${site.origins[1].url}/slow/headers?ms=200`)])
@@ -181,7 +192,7 @@ t.test('concurrency counts requests in flight at once per origin or across origi
   t.equal(checkConcurrency({ origin: 'main', at_most: 2 }, ctx).status, 'pass')
   const r = checkConcurrency({ origin: 'main', at_most: 1 }, ctx)
   t.equal(r.status, 'fail')
-  t.match(r.message, /^expected at most 1 requests on origin main in flight at once on origin main; the server saw 2 at once \(connections #\d+, #\d+, step 1\)$/)
+  t.match(r.message, /^expected at most 1 request in flight at once on origin main; the server saw 2 at once \(connections #\d+, #\d+, step 1\)$/)
   t.equal(checkConcurrency({ per: 'all', at_least: 3 }, ctx).status, 'pass')
   t.equal(checkConcurrency({ per: 'all', at_most: 2 }, ctx).status, 'fail')
 })
