@@ -52,6 +52,10 @@ export interface Budgets {
   perOriginConcurrency: number | null
   connectTimeoutMs: number | null
   responseTimeoutMs: number | null
+  /** The longest a body may go without a byte (`--idle-timeout`); absent in reports that predate it. */
+  idleTimeoutMs?: number | null
+  /** The least time between two request starts on one origin (`--politeness-delay`); absent in reports that predate it. */
+  politenessDelayMs?: number | null
   scope: string[]
 }
 
