@@ -15,6 +15,7 @@ import { decideVisit } from './policy/visit.js'
 import { DEFAULT_LONGEST_WAIT_MS } from './policy/retry.js'
 import { PlanRun } from './plan-run.js'
 import { ReportBuilder } from './report-builder.js'
+import { describeCompletedRun, type SeedEnd } from './run-end.js'
 import { newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
 import type { OriginWait, RunContext } from './run-context.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
@@ -97,6 +98,8 @@ class CrawlRun implements RunContext {
   /** Origins whose first request of the run (under --plan) is on its way: the rest wait for its clock. */
   private readonly probing = new Set<string>()
   private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
+  /** How each seed ended, for the closing sentence of a run no budget ended. */
+  private readonly ends: SeedEnd[] = []
   private scheduler: Scheduler<ResourceTask> | null = null
   private phase: 1 | 2 = 1
   private seq = 0
@@ -142,7 +145,7 @@ class CrawlRun implements RunContext {
       type: 'run-end',
       at: new Date().toISOString(),
       stoppedBy: this.stop?.stoppedBy ?? 'completed',
-      stopReason: this.stop?.reason ?? 'every seed URL was visited'
+      stopReason: this.stop?.reason ?? describeCompletedRun(this.ends, { deferrals: this.deferrals, stoppedOrigins: this.stoppedOrigins })
     })
   }
 
@@ -426,6 +429,7 @@ class CrawlRun implements RunContext {
   finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
+    this.ends.push({ outcome: end.outcome, attempts: task.attemptLog.length, origin: new URL(task.url).origin })
     this.planning?.settle(task, end)
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
   }

@@ -61,6 +61,8 @@ t.test('a run without a deadline defers an origin that asks for decades, with ev
     concurrency: 1
   })
   t.equal(report.run.stoppedBy, 'completed', 'no duration budget was in force, and none ended the run')
+  t.notMatch(report.run.stopReason, /every seed URL was visited/, 'the run does not claim it visited what it deferred')
+  t.match(report.run.stopReason, /0 of 3 seed URLs finished, 3 deferred \(.*503 Retry-After: 1000000000000\)/)
   t.same(report.resources.map(r => r.outcome), ['deferred', 'deferred', 'deferred'])
   t.match(report.resources[1].reason, /Retry-After: 1000000000000/, 'the others name the wait that deferred them')
   t.equal(site.journal.since(0).filter(e => e.path.startsWith('/validators/')).length, 0, 'nothing more was asked of the origin')
