@@ -30,6 +30,8 @@ interface CrawlFlags {
   perOriginConcurrency?: string
   connectTimeout?: string
   responseTimeout?: string
+  idleTimeout?: string
+  politenessDelay?: string
   scope?: string[]
   json?: boolean
   quiet?: boolean
@@ -91,6 +93,8 @@ export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): Crawl
     perOriginConcurrency: whole('--per-origin-concurrency', flags.perOriginConcurrency, 1),
     connectTimeoutMs: duration('--connect-timeout', flags.connectTimeout),
     responseTimeoutMs: duration('--response-timeout', flags.responseTimeout),
+    idleTimeoutMs: duration('--idle-timeout', flags.idleTimeout),
+    politenessDelayMs: duration('--politeness-delay', flags.politenessDelay),
     scope: flags.scope
   }
 }
@@ -132,7 +136,9 @@ export function registerCrawl (program: Command): void {
     .option('--concurrency <n>', 'requests at once across all origins')
     .option('--per-origin-concurrency <n>', 'requests (and connections) at once per origin')
     .option('--connect-timeout <duration>', 'give up connecting after this long')
-    .option('--response-timeout <duration>', 'give up on a response (headers, a stalled body, or the whole) after this long')
+    .option('--response-timeout <duration>', 'give up on a response whose head, or whole, takes longer than this')
+    .option('--idle-timeout <duration>', 'give up on a body that goes this long without a byte (default 30s, at most the response timeout)')
+    .option('--politeness-delay <duration>', 'at least this long between two request starts on one origin (default 0)')
     .option('--scope <origin...>', 'origins the crawl may request (default: the seeds\' origins)')
     .option('--json', 'print the fetch report as JSON instead of the summary')
     .option('--quiet', 'no progress line on stderr')

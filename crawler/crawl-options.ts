@@ -38,6 +38,13 @@ export interface CrawlOptions {
   perOriginConcurrency?: number
   connectTimeoutMs?: number
   responseTimeoutMs?: number
+  /**
+   * The longest a response body may go without a byte (a stall) before it is abandoned;
+   * default: 30 s, or the response timeout when that is shorter.
+   */
+  idleTimeoutMs?: number
+  /** The least time between two request starts on the same origin (default 0: only the per-origin concurrency limits it). */
+  politenessDelayMs?: number
   /** Origins the crawl may request; default: the origins of the seed URLs. */
   scope?: string[]
   /** Progress and report building. */
@@ -61,10 +68,13 @@ export interface ResolvedOptions {
   planBudget: number | null
   /** Weight per URL (normalised), for the planner. */
   importance: Record<string, number>
-  budgets: Budgets & { maxAttempts: number, maxRedirects: number, concurrency: number, perOriginConcurrency: number, connectTimeoutMs: number, responseTimeoutMs: number }
+  budgets: Budgets & { maxAttempts: number, maxRedirects: number, concurrency: number, perOriginConcurrency: number, connectTimeoutMs: number, responseTimeoutMs: number, idleTimeoutMs: number, politenessDelayMs: number }
   onEvent: ((event: CrawlEvent) => void) | null
   signal: AbortSignal | null
 }
+
+/** The body idle timeout when none is set: a stall is given up on well before a slow but moving download. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000
 
 export const DEFAULT_USER_AGENT = `webkrab/${version} (reference crawler)`
 export const DEFAULT_ACCEPT_ENCODING = 'gzip, deflate, br'
@@ -130,6 +140,13 @@ function amount (name: string, value: number | undefined): number | null {
   return value
 }
 
+/** A timeout: more than 0 (undici reads 0 as "no timeout", and a total of 0 would cut every body at once). */
+function timeout (name: string, value: number | undefined): number | null {
+  const v = amount(name, value)
+  if (v === 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be longer than 0`)
+  return v
+}
+
 /** Validates options before anything is opened or sent; bad input throws a WebKrab input error. */
 export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
   if (!Array.isArray(o.urls) || o.urls.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed')
@@ -157,6 +174,7 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
   const scope = o.scope !== undefined && o.scope.length > 0
     ? [...new Set(o.scope.map(checkOrigin))]
     : [...new Set(urls.map(u => new URL(u).origin))]
+  const responseTimeoutMs = timeout('response-timeout', o.responseTimeoutMs) ?? d.responseTimeoutMs ?? 60_000
   const budgets: ResolvedOptions['budgets'] = {
     maxDurationMs: amount('max-duration', o.maxDurationMs) ?? d.maxDurationMs,
     maxRequests: count('max-requests', o.maxRequests, 0) ?? d.maxRequests,
@@ -167,8 +185,10 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     maxAttempts: count('max-attempts', o.maxAttempts, 1) ?? d.maxAttempts ?? 3,
     concurrency: count('concurrency', o.concurrency, 1) ?? d.concurrency ?? 8,
     perOriginConcurrency: count('per-origin-concurrency', o.perOriginConcurrency, 1) ?? d.perOriginConcurrency ?? 2,
-    connectTimeoutMs: amount('connect-timeout', o.connectTimeoutMs) ?? d.connectTimeoutMs ?? 10_000,
-    responseTimeoutMs: amount('response-timeout', o.responseTimeoutMs) ?? d.responseTimeoutMs ?? 60_000,
+    connectTimeoutMs: timeout('connect-timeout', o.connectTimeoutMs) ?? d.connectTimeoutMs ?? 10_000,
+    responseTimeoutMs,
+    idleTimeoutMs: timeout('idle-timeout', o.idleTimeoutMs) ?? Math.min(DEFAULT_IDLE_TIMEOUT_MS, responseTimeoutMs),
+    politenessDelayMs: amount('politeness-delay', o.politenessDelayMs) ?? 0,
     scope
   }
   const userAgent = o.userAgent ?? headers['user-agent'] ?? DEFAULT_USER_AGENT

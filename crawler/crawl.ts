@@ -107,7 +107,7 @@ class CrawlRun implements RunContext {
 
   constructor (readonly opts: ResolvedOptions, readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
-    this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs })
+    this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs, idleTimeoutMs: b.idleTimeoutMs })
     this.startedMs = this.clock.now()
     this.deadlineMs = b.maxDurationMs === null ? null : this.startedMs + b.maxDurationMs
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
@@ -157,6 +157,7 @@ class CrawlRun implements RunContext {
     const scheduler = new Scheduler<ResourceTask>({
       concurrency: this.opts.budgets.concurrency,
       perOriginConcurrency: this.opts.budgets.perOriginConcurrency,
+      politenessDelayMs: this.opts.budgets.politenessDelayMs,
       deadlineMs: this.deadlineMs,
       clock: this.clock,
       beforeStart: () => {

@@ -17,8 +17,10 @@ import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchan
 export interface FetcherOptions {
   perOriginConcurrency: number
   connectTimeoutMs: number
-  /** Time to the response head, and the longest a body may go without a byte, and the whole response. */
+  /** Time to the response head, and to the end of the whole response. */
   responseTimeoutMs: number
+  /** The longest a body may go without a byte (a stall); default: the response timeout. */
+  idleTimeoutMs?: number
 }
 
 export type BudgetCut = Extract<BudgetCheck, { ok: false }>
@@ -105,17 +107,35 @@ function framingBreak (progress: FetchProgress): string | null {
   return null
 }
 
-/** Maps what undici throws onto the error registry (the kind says retry, defer or stop). */
+/** The limits a timeout error names (the flag a user would change). */
+export interface TimeoutLimits {
+  connectTimeoutMs?: number
+  idleTimeoutMs?: number
+}
+
+/**
+ * Maps what undici throws onto the error registry (the kind says retry, defer or stop).
+ * A timeout says which of the four it was, with its limit and flag: connecting
+ * (--connect-timeout), the response head and the whole response (--response-timeout),
+ * a body that stalled (--idle-timeout).
+ */
 export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number,
-  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }): WebkrabError {
+  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }, limits: TimeoutLimits = {}): WebkrabError {
   if (isWebkrabError(err)) return err
-  if (timedOut) return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${responseTimeoutMs} ms`, { cause: err })
   const code = (err as { code?: string }).code ?? ''
   const name = (err as { name?: string }).name ?? ''
   const message = (err as Error).message ?? String(err)
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: ${message}`, { cause: err })
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return errors.WEBKRAB_ERR_HEADERS_TIMEOUT(`${url}: ${message}`, { cause: err })
-  if (code === 'UND_ERR_BODY_TIMEOUT') return errors.WEBKRAB_ERR_BODY_TIMEOUT(`${url}: ${message}`, { cause: err })
+  const got = progress.status === null ? '' : ` (a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived)`
+  if (timedOut) return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${responseTimeoutMs} ms (--response-timeout)${got}`, { cause: err })
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: no connection within ${limits.connectTimeoutMs ?? '?'} ms (--connect-timeout)`, { cause: err })
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return errors.WEBKRAB_ERR_HEADERS_TIMEOUT(`${url}: no response head within ${responseTimeoutMs} ms of the request (--response-timeout)`, { cause: err })
+  }
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return errors.WEBKRAB_ERR_BODY_TIMEOUT(`${url}: the body stalled, no byte for ${limits.idleTimeoutMs ?? responseTimeoutMs} ms (--idle-timeout)${got}`, { cause: err })
+  }
   if (code === 'UND_ERR_HEADERS_OVERFLOW') {
     return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response's header block is larger than the ${MAX_HEADER_BLOCK_BYTES} bytes the crawler reads (RFC 9110 section 5.4)`, { cause: err })
   }
@@ -147,7 +167,7 @@ export class Fetcher {
       pipelining: 1,
       connect: { timeout: options.connectTimeoutMs },
       headersTimeout: options.responseTimeoutMs,
-      bodyTimeout: options.responseTimeoutMs,
+      bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
       keepAliveTimeout: 10_000
     })
     this.dispatcher = this.agent.compose(meterInterceptor)
@@ -195,7 +215,7 @@ export class Fetcher {
       const body = response.body
       timer = setTimeout(() => {
         timedOut = true
-        body.destroy(errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${this.options.responseTimeoutMs} ms`))
+        body.destroy(errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${this.options.responseTimeoutMs} ms (--response-timeout; a ${result.status ?? ''} head and ${result.bodyBytes} body bytes had arrived)`))
       }, Math.max(0, this.options.responseTimeoutMs - (performance.now() - t0)))
       result.status = response.statusCode
       result.headers = flattenHeaders(response.headers)
@@ -218,7 +238,7 @@ export class Fetcher {
       if (err instanceof BudgetExceeded) {
         result.budget = err.cut
       } else {
-        result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result)
+        result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result, this.options)
       }
     } finally {
       clearTimeout(timer)

@@ -215,10 +215,15 @@ function retryDecision (run: RunContext, task: ResourceTask, result: FetchResult
 /** A failed request or an error status: retry, defer the origin, or give up (policy/retry.ts decides). */
 function retryOrGiveUp (run: RunContext, task: ResourceTask, result: FetchResult, context: JobContext, scheduler: Scheduler<ResourceTask>): string {
   const { origin } = context
+  // what repeated timeouts did to the origin, said in this attempt's reason (policy/timeouts.ts)
+  let lowered = ''
   if (result.error !== null && TIMEOUT_CODES.has(result.error.code)) {
     const step = recordTimeout(run.tally(origin), undefined, result.error.message)
     run.setTally(origin, step.tally)
-    if (step.action === 'lower-concurrency') scheduler.lowerConcurrency(origin, step.tally.concurrency)
+    if (step.action === 'lower-concurrency') {
+      scheduler.lowerConcurrency(origin, step.tally.concurrency)
+      lowered = `${step.reason}; `
+    }
     if (step.action === 'stop-origin') {
       run.stopOrigin(scheduler, origin, step.reason)
       run.finish(task, { outcome: 'failed', reason: step.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: run.opts.headers })
@@ -226,6 +231,11 @@ function retryOrGiveUp (run: RunContext, task: ResourceTask, result: FetchResult
     }
   }
   const decision = retryDecision(run, task, result)
+  return lowered + applyRetryDecision(decision, run, task, result, origin, scheduler)
+}
+
+/** Carries out the retry policy's decision for a task; returns the attempt's reason. */
+function applyRetryDecision (decision: ReturnType<typeof decideRetry>, run: RunContext, task: ResourceTask, result: FetchResult, origin: string, scheduler: Scheduler<ResourceTask>): string {
   switch (decision.action) {
     case 'accept':
       // a status the retry policy accepts but nothing above handled (a 2xx without a body read, a 1xx)

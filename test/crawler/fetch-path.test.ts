@@ -1,5 +1,6 @@
 import t from 'tap'
-import { createServer } from 'node:net'
+import { spawn } from 'node:child_process'
+import { connect, createServer, type Socket } from 'node:net'
 import { Fetcher, type FetchHooks } from '../../crawler/fetch.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
 
@@ -97,6 +98,63 @@ t.test('a body that stalls ends with a timeout error the retry policy can read',
   t.equal(r.complete, false)
   t.match(r.error?.code, /^WEBKRAB_ERR_(BODY|RESPONSE)_TIMEOUT$/)
   t.equal(r.error?.kind, 'retry')
+})
+
+t.test('each timeout says which it was: the response head, a stalled body, the whole response', async t => {
+  const limits = (responseTimeoutMs: number, idleTimeoutMs: number): Fetcher => {
+    const f = new Fetcher({ perOriginConcurrency: 1, connectTimeoutMs: 2000, responseTimeoutMs, idleTimeoutMs })
+    t.teardown(async () => { await f.destroy() })
+    return f
+  }
+  const head = await limits(300, 5000).fetch(`${site.url}/slow/headers?ms=1500`, HEADERS, hooks())
+  t.equal(head.error?.code, 'WEBKRAB_ERR_HEADERS_TIMEOUT')
+  t.match(head.error?.message, /no response head within 300 ms of the request \(--response-timeout\)/)
+  t.equal(head.status, null)
+  // a body that stops after 100 bytes: the idle timeout, long before the response timeout
+  const stall = await limits(5000, 300).fetch(`${site.url}/stall?after=100`, HEADERS, hooks())
+  t.equal(stall.error?.code, 'WEBKRAB_ERR_BODY_TIMEOUT')
+  t.match(stall.error?.message, /the body stalled, no byte for 300 ms \(--idle-timeout\) \(a 200 head and 100 body bytes had arrived\)/)
+  t.ok(stall.timings.total < 2000, `given up after ${stall.timings.total} ms`)
+  // a body that keeps moving (a slice every 100 ms) but would take 2 s: the response timeout
+  const slow = await limits(500, 5000).fetch(`${site.url}/slow/body?bytes=4000&bps=2000`, HEADERS, hooks())
+  t.equal(slow.error?.code, 'WEBKRAB_ERR_RESPONSE_TIMEOUT')
+  t.match(slow.error?.message, /no complete response within 500 ms \(--response-timeout; a 200 head and \d+ body bytes had arrived\)/)
+  t.ok(slow.bodyBytes > 0 && slow.bodyBytes < 4000, `${slow.bodyBytes} of 4000 bytes had arrived`)
+  for (const r of [head, stall, slow]) t.equal(r.error?.kind, 'retry', 'a timeout may be retried')
+})
+
+/**
+ * A listener that never accepts: a child process listens with a backlog of one and
+ * blocks its event loop, and two connections fill its accept queue, so the kernel
+ * drops the next SYN and a connect hangs, on loopback.
+ */
+async function unacceptingPort (t: { teardown: (fn: () => void) => void }): Promise<number> {
+  const child = spawn(process.execPath, ['-e', `
+    const s = require('node:net').createServer()
+    s.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+      process.stdout.write(s.address().port + '\\n')
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 30000)
+    })`], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { child.kill() })
+  const port = await new Promise<number>(resolve => child.stdout.once('data', d => { resolve(Number(String(d).trim())) }))
+  const fillers: Socket[] = []
+  t.teardown(() => { for (const s of fillers) s.destroy() })
+  for (let i = 0; i < 2; i++) {
+    await new Promise<void>((resolve, reject) => { fillers.push(connect(port, '127.0.0.1', resolve).on('error', reject)) })
+  }
+  return port
+}
+
+t.test('a connection that is not accepted in time is a connect timeout, which says so', async t => {
+  const port = await unacceptingPort(t)
+  const f = new Fetcher({ perOriginConcurrency: 1, connectTimeoutMs: 300, responseTimeoutMs: 10_000 })
+  t.teardown(async () => { await f.destroy() })
+  const r = await f.fetch(`http://127.0.0.1:${port}/`, HEADERS, hooks())
+  t.equal(r.status, null)
+  t.equal(r.error?.code, 'WEBKRAB_ERR_CONNECT_TIMEOUT')
+  t.match(r.error?.message, /no connection within 300 ms \(--connect-timeout\)/)
+  t.equal(r.error?.kind, 'retry')
+  t.ok(r.timings.total < 3000, `given up after ${r.timings.total} ms`)
 })
 
 t.test('a refused connection is a connection error, kind retry', async t => {

@@ -40,10 +40,13 @@ function key (): string {
   return `k${Date.now()}${Math.random().toString(36).slice(2)}`
 }
 
-t.test('the gap before a retry is never shorter than Retry-After, as delay-seconds or as an HTTP-date', async t => {
+t.test('the gap before a retry, or a redirect hop, is never shorter than Retry-After, as delay-seconds or as an HTTP-date', async t => {
   const delayUrl = `${main}/flaky?fail=1&status=429&retry-after=1&key=${key()}`
   const dateUrl = `${offsite}/flaky?fail=1&status=503&retry-after=date:%2B1&key=${key()}`
-  const { report, journal } = await run([delayUrl, dateUrl])
+  // a crawl of its own, so that no deferral of the other two origins' rate limits is what holds the hop
+  const target = `/bytes/700?k=${key()}`
+  const redirectUrl = `${main}/redirect/to?status=302&retry-after=1&url=${encodeURIComponent(target)}`
+  const [{ report, journal }, redirected] = await Promise.all([run([delayUrl, dateUrl]), run([redirectUrl])])
 
   const [first, retry] = to(journal, 'main', '/flaky')
   t.equal(first.status, 429)
@@ -71,6 +74,17 @@ t.test('the gap before a retry is never shorter than Retry-After, as delay-secon
   }
   t.equal(report.requests.retries, 2, 'retries are counted as requests')
   t.equal(report.requests.total, 4)
+
+  // RFC 9110 section 10.2.3: with a 3xx, Retry-After is the least wait before the redirected request
+  const [hop] = to(redirected.journal, 'main', '/redirect/to')
+  const [next] = redirected.journal.filter(e => e.url === target)
+  t.equal(hop.status, 302)
+  t.equal(hop.responseHeaders['retry-after'], '1')
+  t.ok(next !== undefined && next.arrivedMs - (hop.completedMs ?? Infinity) >= 1000,
+    `the redirect was followed ${Math.round((next?.arrivedMs ?? 0) - (hop.completedMs ?? 0))} ms after the 302 with Retry-After: 1`)
+  const r = redirected.report.resources[0]
+  t.equal(r.outcome, 'new')
+  t.match(r.attemptLog[0].reason, /Retry-After: 1.*followed after 1 s/)
 })
 
 t.test('a 429 on one origin defers its queued requests and leaves a second origin flowing', async t => {
@@ -161,14 +175,69 @@ t.test('a deferral holds for every request to the origin, a revalidation of a st
   t.equal(report.resources.find(r => r.url === page)?.outcome, 'deferred', 'the stale page waits out the deferral too')
 })
 
-t.test('/auth/basic gets exactly one request, without credentials, and needs an operator', async t => {
+t.test('/auth/basic and a 403 get exactly one request each, without credentials or a change of identity, and need an operator', async t => {
   const url = `${main}/auth/basic?k=${key()}`
-  const { report, journal } = await run([url], { maxAttempts: 5 })
-  const requests = to(journal, 'main', '/auth/basic')
-  t.equal(requests.length, 1)
-  t.equal(requests[0].status, 401)
-  t.equal(requests[0].headers.authorization, undefined)
-  const resource = report.resources.find(r => r.url === url)
-  t.equal(resource?.outcome, 'needs-operator')
-  t.equal(resource?.attempts, 1)
+  const forbidden = `${main}/status/403?k=${key()}`
+  const { report, journal } = await run([url, forbidden], { maxAttempts: 5, userAgent: 'webkrab-e2e/1' })
+  for (const [u, path, status] of [[url, '/auth/basic', 401], [forbidden, '/status/403', 403]] as const) {
+    const requests = to(journal, 'main', path)
+    t.equal(requests.length, 1, `${path}: one request, though five attempts were allowed`)
+    t.equal(requests[0].status, status)
+    t.equal(requests[0].headers.authorization, undefined, 'no credentials')
+    t.equal(requests[0].headers['user-agent'], 'webkrab-e2e/1', 'the user agent the operator chose')
+    const resource = report.resources.find(r => r.url === u)
+    t.equal(resource?.outcome, 'needs-operator')
+    t.equal(resource?.attempts, 1)
+    t.match(resource?.reason, /not retried/)
+  }
+})
+
+t.test('two requests to one origin never start closer than the politeness delay, and each origin keeps its own', async t => {
+  const k = key()
+  const delayMs = 250
+  const urls = [main, offsite].flatMap(origin => [0, 1, 2, 3].map(i => `${origin}/bytes/${500 + i}?k=${k}`))
+  const { report, journal } = await run(urls, { politenessDelayMs: delayMs, perOriginConcurrency: 2 })
+  t.equal(report.run.budgets.politenessDelayMs, delayMs, 'the report lists the delay in force')
+  t.equal(report.resources.filter(r => r.outcome === 'new').length, 8)
+  for (const origin of ['main', 'offsite'] as const) {
+    const arrivals = to(journal, origin).map(e => e.arrivedMs)
+    t.equal(arrivals.length, 4)
+    // the delay is kept between the crawler's request starts; the bytes of a request on a
+    // new connection reach the server a connection set-up later than those on an open one
+    for (let i = 1; i < arrivals.length; i++) {
+      t.ok(arrivals[i] - arrivals[i - 1] >= delayMs - 20, `${origin}: request ${i + 1} arrived ${Math.round(arrivals[i] - arrivals[i - 1])} ms after the one before`)
+    }
+  }
+  const firstOffsite = to(journal, 'offsite')[0].arrivedMs
+  t.ok(firstOffsite < to(journal, 'main')[1].arrivedMs, 'the other origin did not wait for the first origin\'s delay')
+})
+
+t.test('repeated timeouts lower an origin\'s concurrency, then stop its work with the reason; a timeout frees its slot and spawns no extra request', async t => {
+  const k = key()
+  const stalls = [1, 2, 3, 4, 5, 6, 7, 8].map(i => `${main}/stall?after=10&i=${i}&k=${k}`)
+  const fine = `${offsite}/bytes/800?k=${k}`
+  const { report, journal } = await run([...stalls, fine], { idleTimeoutMs: 200, responseTimeoutMs: 10_000, maxAttempts: 1, perOriginConcurrency: 2 })
+  const asked = to(journal, 'main', '/stall')
+  t.equal(asked.length, 5, 'five requests, each timed out once: the fifth timeout stops the origin, and no request is duplicated')
+  t.ok(asked.every(e => e.cut), 'each stalled response was abandoned by the crawler')
+  // two timeouts in a row lower the origin to one request at once: the last two never overlap another
+  const [, , , fourth, fifth] = asked
+  for (const e of [fourth, fifth]) {
+    const overlapping = asked.filter(o => o !== e && o.arrivedMs <= e.arrivedMs && (o.completedMs ?? Infinity) > e.arrivedMs)
+    t.same(overlapping.map(o => o.url), [], `${e.url} ran alone`)
+  }
+  const logs = report.resources.filter(r => r.attempts > 0 && r.url.includes('/stall')).flatMap(r => r.attemptLog)
+  t.ok(logs.some(a => /concurrency goes from 2 to 1/.test(a.reason)), 'an attempt says the concurrency was lowered')
+  t.equal(logs.length, 5)
+  t.ok(logs.every(a => /the body stalled, no byte for 200 ms \(--idle-timeout\)/.test(a.error ?? '')), 'each timeout says it was the body idle timeout')
+  const origin = report.origins.find(o => o.origin === main)
+  t.match(origin?.stopped, /5 timeouts on this origin.*its remaining work is stopped for this run/)
+  const notAsked = report.resources.filter(r => r.url.includes('/stall') && r.attempts === 0)
+  t.equal(notAsked.length, 3)
+  for (const r of notAsked) {
+    t.equal(r.outcome, 'failed')
+    t.match(r.reason, /5 timeouts on this origin/)
+  }
+  t.equal(report.resources.find(r => r.url === fine)?.outcome, 'new', 'the other origin was not held up')
+  t.match(report.run.stopReason, /3 not requested because their origin was stopped/)
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { crawlOptionsFromFlags, parseHeaderFlags } from '../../../crawler/cli.js'
+import { Command } from 'commander'
+import { crawlOptionsFromFlags, parseHeaderFlags, registerCrawl } from '../../../crawler/cli.js'
 import { resolveCrawlOptions } from '../../../crawler/crawl-options.js'
 
 // The flags of `webkrab crawl` become crawl() options, and bad input is refused
@@ -57,4 +58,36 @@ t.test('the scope defaults to the seeds\' origins and --scope replaces it', asyn
   t.same(resolveCrawlOptions({ urls: [URL1, 'http://127.0.0.1:8/b'], store: 's' }).budgets.scope, ['http://127.0.0.1:9', 'http://127.0.0.1:8'])
   t.same(resolveCrawlOptions({ urls: [URL1], store: 's', scope: ['http://127.0.0.1:7/any/path'] }).budgets.scope, ['http://127.0.0.1:7'])
   t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', scope: ['mailto:x@y'] }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+})
+
+t.test('every crawl option CONTRACT.md names exists under its name, and each reaches crawl() as the option it sets', async t => {
+  const program = new Command()
+  registerCrawl(program)
+  const command = program.commands.find(c => c.name() === 'crawl')
+  const flags = new Set(command?.options.map(o => o.long))
+  for (const name of ['--store', '--report', '--header', '--revalidate-always', '--retain', '--change', '--plan', '--max-duration', '--max-requests',
+    '--max-bytes', '--max-body-bytes', '--max-decompressed-bytes', '--max-redirects', '--max-attempts', '--concurrency',
+    '--per-origin-concurrency', '--connect-timeout', '--response-timeout', '--scope', '--idle-timeout', '--politeness-delay']) {
+    t.ok(flags.has(name), `webkrab crawl ${name}`)
+  }
+  const o = crawlOptionsFromFlags([URL1], {
+    ...base,
+    maxRequests: '7', maxRedirects: '4', maxAttempts: '2', concurrency: '5', perOriginConcurrency: '3',
+    idleTimeout: '2s', politenessDelay: '250ms', scope: ['http://127.0.0.1:9', 'http://127.0.0.1:8'], retain: 'none', change: 'strict', revalidateAlways: true
+  })
+  const r = resolveCrawlOptions(o)
+  t.same(
+    [r.budgets.maxRequests, r.budgets.maxRedirects, r.budgets.maxAttempts, r.budgets.concurrency, r.budgets.perOriginConcurrency, r.budgets.idleTimeoutMs, r.budgets.politenessDelayMs],
+    [7, 4, 2, 5, 3, 2000, 250])
+  t.same(r.budgets.scope, ['http://127.0.0.1:9', 'http://127.0.0.1:8'])
+  t.same([r.retain, r.change, r.revalidateAlways], ['none', 'strict', true])
+})
+
+t.test('the body idle timeout defaults to 30 s, or the response timeout when that is shorter; no timeout may be 0', async t => {
+  t.equal(resolveCrawlOptions({ urls: [URL1], store: 's' }).budgets.idleTimeoutMs, 30_000)
+  t.equal(resolveCrawlOptions({ urls: [URL1], store: 's', responseTimeoutMs: 5000 }).budgets.idleTimeoutMs, 5000)
+  t.equal(resolveCrawlOptions({ urls: [URL1], store: 's' }).budgets.politenessDelayMs, 0)
+  for (const name of ['connectTimeoutMs', 'responseTimeoutMs', 'idleTimeoutMs'] as const) {
+    t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', [name]: 0 }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /must be longer than 0/ }, name)
+  }
 })
