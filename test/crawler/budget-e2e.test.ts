@@ -104,6 +104,16 @@ t.test('/redirect/offsite is not followed outside the scope, and is followed ins
   t.equal(inside.report.resources.find(r => r.url === url)?.outcome, 'new')
 })
 
+t.test('the redirect budget follows exactly max-redirects hops, then ends the chain with the reason', async t => {
+  const url = `${main}/redirect/5`
+  const { report, journal } = await run([url], { maxRedirects: 2 })
+  t.same(journal.map(e => e.path), ['/redirect/5', '/redirect/4', '/redirect/3'], 'the seed and two hops, no third')
+  const resource = report.resources.find(r => r.url === url)
+  t.equal(resource?.outcome, 'failed')
+  t.match(resource?.reason, /would be redirect 3, past the limit of 2 \(max-redirects\)/)
+  t.same(resource?.redirects.map(h => new URL(h.url).pathname), ['/redirect/5', '/redirect/4', '/redirect/3'])
+})
+
 t.test('concurrency per origin and in total never exceeds its limit, counted from the journal', async t => {
   const urls = [main, offsite].flatMap(origin => [0, 1, 2, 3, 4].map(i => `${origin}/slow/headers?ms=150&i=${i}`))
   const { report, journal } = await run(urls, { concurrency: 3, perOriginConcurrency: 2 })

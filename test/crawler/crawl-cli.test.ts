@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { validateReport } from '../../reports/load-report.js'
 import type { FetchReport } from '../../reports/report-types.js'
 
 // `webkrab crawl` as a user runs it: a separate process, the fixture site over
@@ -24,8 +25,13 @@ let site: RunningSite
 t.before(async () => { site = await startFixtureSite(undefined, { port: 0 }) })
 t.teardown(async () => { await site.close() })
 
-const STABLE = ['/validators/strong', '/validators/weak', '/validators/etag-only', '/validators/last-modified-only', '/cache/no-cache']
-const PATHS = [...STABLE, '/validators/churn', '/validators/future-last-modified', '/validators/none']
+// The catalogue's paths about what a crawler knows of a page it holds (CONTRACT.md): every
+// /validators/, /cache/ and /vary/ path. The site clock stands still between the runs.
+const STABLE = ['/validators/strong', '/validators/weak', '/validators/etag-only', '/validators/last-modified-only', '/validators/cms-rewrite',
+  '/cache/no-cache', '/vary/accept-language']
+const FRESH = ['/validators/rotate-on-304', '/cache/max-age?s=600']
+const UNCONDITIONAL = ['/validators/future-last-modified', '/validators/same-second', '/validators/none', '/cache/no-store']
+const PATHS = [...STABLE, ...FRESH, ...UNCONDITIONAL, '/validators/churn']
 
 t.test('a second crawl over the same store revalidates: 304s for stable paths, churning named, no made-up If-Modified-Since', async t => {
   const dir = t.testdir()
@@ -38,20 +44,38 @@ t.test('a second crawl over the same store revalidates: 304s for stable paths, c
   const second = await run(['crawl', ...urls, '--store', store, '--report', join(dir, 'r2.json')])
   t.equal(second.code, 0, second.stderr)
   const report = JSON.parse(readFileSync(join(dir, 'r2.json'), 'utf8')) as FetchReport
-  t.equal(report.schema, 'webkrab.report/v1')
-  t.equal(report.run.stoppedBy, 'completed')
-  t.ok(report.requests.conditional >= STABLE.length + 1, `${report.requests.conditional} conditional requests`)
-  t.equal(report.requests.notModified, STABLE.length)
-  for (const path of STABLE) {
-    const r = report.resources.find(x => x.url === site.url + path)
-    t.equal(r?.status, 304, `${path} answered 304`)
-    t.equal(r?.outcome, 'unchanged', `${path} unchanged`)
-  }
-  t.equal(report.resources.find(x => x.url.endsWith('/validators/churn'))?.validator.quality, 'churning')
   const journal = site.journal.since(since)
-  const future = journal.filter(e => e.path === '/validators/future-last-modified')
-  t.equal(future.length, 1)
-  t.equal(future[0].headers['if-modified-since'], undefined, 'no If-Modified-Since from a Last-Modified in the future')
+  const resource = (path: string): FetchReport['resources'][number] | undefined => report.resources.find(x => x.url === site.url + path)
+  const asked = (path: string): typeof journal => journal.filter(e => e.url === path)
+  t.equal(validateReport(report), null, 'the report passes its JSON Schema')
+  t.equal(report.run.stoppedBy, 'completed')
+  t.equal(report.run.stopReason, 'every seed URL was visited')
+  t.equal(report.requests.conditional, STABLE.length + 1, 'a conditional request for each stable path, and one for the churning ETag')
+  t.equal(report.requests.notModified, STABLE.length)
+  t.equal(report.requests.total, journal.length)
+  t.equal(report.requests.unconditional, UNCONDITIONAL.length)
+  t.ok(report.bytes.savedByRevalidation > 0, 'the 304s spared the bodies')
+  for (const path of STABLE) {
+    t.equal(asked(path)[0]?.status, 304, `${path} answered 304`)
+    t.equal(resource(path)?.outcome, 'unchanged', `${path} unchanged`)
+    t.not(resource(path)?.revalidatedAt, null, `${path}: revalidatedAt set`)
+  }
+  for (const path of FRESH) {
+    t.equal(asked(path).length, 0, `${path}: fresh, so not asked`)
+    t.equal(resource(path)?.outcome, 'reused-fresh', path)
+  }
+  const churn = resource('/validators/churn')
+  t.equal(churn?.validator.quality, 'churning')
+  t.match(churn?.validator.evidence, /ETag "[^"]+" then "[^"]+" with the same content/)
+  for (const path of UNCONDITIONAL) {
+    const [e] = asked(path)
+    t.equal(e?.headers['if-none-match'], undefined, `${path}: no If-None-Match`)
+    t.equal(e?.headers['if-modified-since'], undefined, `${path}: no If-Modified-Since`)
+  }
+  t.equal(resource('/validators/future-last-modified')?.validator.quality, 'future-last-modified')
+  t.equal(resource('/validators/same-second')?.validator.quality, 'same-second')
+  t.equal(resource('/validators/none')?.validator.quality, 'absent')
+  t.equal(resource('/cache/no-store')?.outcome, 'not-retained')
   for (const e of journal) {
     t.notOk(e.headers['if-none-match'] !== undefined && e.headers['if-modified-since'] !== undefined, `${e.path}: never both conditionals`)
   }

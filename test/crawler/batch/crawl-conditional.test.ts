@@ -1,4 +1,7 @@
 import t from 'tap'
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify'
+import { join } from 'node:path'
+import { crawl } from '../../../crawler/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
 // Conditional requests by the rules (issue 3, point 2), asserted from the fixture
@@ -107,4 +110,42 @@ t.test('a Last-Modified that moves every site day while the bytes stay is noted 
   const r = resourceFor(second.report, '/validators/cms-rewrite')
   t.equal(r.outcome, 'unchanged')
   t.match(r.validator.note, /Last-Modified moved from .* while the content did not change/)
+})
+
+t.test('a churning ETag with no usable Last-Modified is fetched unconditionally from then on, and the reason says why', async t => {
+  // The catalogue's /validators/churn has an honest Last-Modified; these two do not.
+  const app = Fastify()
+  const seen: Array<{ path: string, headers: Record<string, string | string[] | undefined> }> = []
+  let n = 0
+  const churn = async (request: FastifyRequest, reply: FastifyReply, lastModified: string | null): Promise<FastifyReply> => {
+    seen.push({ path: request.url, headers: request.headers })
+    reply.header('date', 'Thu, 01 Jan 2026 00:00:00 GMT').header('etag', `"e${++n}"`).type('text/plain')
+    if (lastModified !== null) reply.header('last-modified', lastModified)
+    return await reply.send('the same words every time')
+  }
+  app.get('/no-last-modified', async (request, reply) => await churn(request, reply, null))
+  app.get('/same-second', async (request, reply) => await churn(request, reply, 'Thu, 01 Jan 2026 00:00:00 GMT'))
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(async () => { await app.close() })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const urls = [`${base}/no-last-modified`, `${base}/same-second`]
+  const store = join(t.testdir(), 's.sqlite')
+  await crawl({ urls, store })
+  const second = await crawl({ urls, store })
+  for (const r of second.resources) t.equal(r.validator.quality, 'churning', r.url)
+  const before = seen.length
+  const third = await crawl({ urls, store })
+  const asked = seen.slice(before)
+  t.equal(asked.length, 2)
+  for (const { path, headers } of asked) {
+    t.equal(headers['if-none-match'], undefined, `${path}: no If-None-Match that would never match`)
+    t.equal(headers['if-modified-since'], undefined, `${path}: and no If-Modified-Since without an honest Last-Modified`)
+  }
+  t.equal(third.requests.unconditional, 2)
+  const [none, same] = third.resources
+  t.equal(none.decision.action, 'refetch')
+  t.match(none.decision.reason, /the ETag churns and there is no Last-Modified: fetched unconditionally/)
+  t.equal(same.decision.action, 'refetch')
+  t.match(same.decision.reason, /the ETag churns and Last-Modified .* is the same second as Date/)
+  t.equal(none.outcome, 'unchanged', 'the digest, not the ETag, says nothing changed')
 })

@@ -90,3 +90,33 @@ t.test('a 304 that does not match the stored response is a failed revalidation: 
   t.match(r.attemptLog[0].reason, /later than the stored/)
   t.equal(r.attemptLog[1].conditional, false)
 })
+
+t.test('a 200 replaces the stored body and both validators, a Last-Modified it lacks included', async t => {
+  const app = Fastify()
+  const seen: Array<Record<string, string | string[] | undefined>> = []
+  app.get('/v', async (request, reply) => {
+    seen.push(request.headers)
+    reply.header('date', 'Thu, 01 Jan 2026 00:00:00 GMT').type('text/plain')
+    if (seen.length === 1) return await reply.header('etag', '"a"').header('last-modified', 'Mon, 01 Dec 2025 00:00:00 GMT').send('version one')
+    if (request.headers['if-none-match'] === '"b"') return await reply.code(304).header('etag', '"b"').send()
+    return await reply.header('etag', '"b"').send('version two')
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(async () => { await app.close() })
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/v`
+  const store = join(t.testdir(), 's.sqlite')
+  await crawl({ urls: [url], store })
+  const second = await crawl({ urls: [url], store })
+  t.equal(seen[1]['if-none-match'], '"a"')
+  t.equal(second.resources[0].outcome, 'changed')
+  const s = Store.open(store)
+  const record = s.find(url, {})
+  t.equal(record?.etag, '"b"', 'the new ETag')
+  t.equal(record?.lastModified, null, 'the old Last-Modified is gone with the representation it described')
+  t.equal(s.readBody(record?.id ?? -1)?.toString(), 'version two', 'the new body')
+  s.close()
+  const third = await crawl({ urls: [url], store })
+  t.equal(seen[2]['if-none-match'], '"b"')
+  t.equal(seen[2]['if-modified-since'], undefined, 'no If-Modified-Since from the replaced Last-Modified')
+  t.equal(third.resources[0].outcome, 'unchanged')
+})
