@@ -1,5 +1,8 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
+import Fastify from 'fastify'
+import { join } from 'node:path'
+import { crawl } from '../../../crawler/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
 // Cache semantics from http-cache-semantics, reasoned in the server's time and
@@ -76,4 +79,30 @@ t.test('a response that varies on Accept-Language is never revalidated for anoth
   t.equal(frAgain.journal[0].headers['if-none-match'], frTag, 'the French variant is revalidated with its own ETag')
   t.equal(frAgain.journal[0].status, 304)
   t.same(resourceFor(frAgain.report, '/vary/accept-language').requestContext, { 'accept-language': 'fr' })
+})
+
+t.test('a fresh response that varies on Accept-Language is reused for that language and never for another', async t => {
+  // the catalogue's /vary/accept-language sets no lifetime: this one is fresh for ten minutes
+  const app = Fastify()
+  const seen: Array<Record<string, string | string[] | undefined>> = []
+  app.get('/greeting', async (request, reply) => {
+    seen.push(request.headers)
+    const lang = request.headers['accept-language'] === 'de' ? 'de' : 'fr'
+    return await reply.header('date', new Date().toUTCString()).header('cache-control', 'max-age=600').header('vary', 'Accept-Language')
+      .header('etag', `"${lang}"`).type('text/plain').send(lang === 'de' ? 'Hallo' : 'Bonjour')
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(async () => { await app.close() })
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/greeting`
+  const store = join(t.testdir(), 's.sqlite')
+  await crawl({ urls: [url], store, headers: { 'Accept-Language': 'fr' } })
+  const de = await crawl({ urls: [url], store, headers: { 'Accept-Language': 'de' } })
+  t.equal(seen.length, 2, 'the German request went to the server')
+  t.equal(seen[1]['accept-language'], 'de')
+  t.equal(seen[1]['if-none-match'], undefined, 'with no validator of the French variant')
+  t.equal(de.resources[0].outcome, 'new')
+  const fr = await crawl({ urls: [url], store, headers: { 'Accept-Language': 'fr' } })
+  t.equal(seen.length, 2, 'the French variant, still fresh, was reused without a request')
+  t.equal(fr.resources[0].outcome, 'reused-fresh')
+  t.same(fr.resources[0].requestContext, { 'accept-language': 'fr' })
 })
