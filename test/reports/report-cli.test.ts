@@ -1,11 +1,14 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { wantsColor, renderFile } from '../../reports/cli.js'
 import type { WebkrabError } from '../../common/errors.js'
+import { startFixtureSite } from '../../fixture-server/index.js'
+import type { FetchReport } from '../../reports/report-types.js'
 import { makeReport } from './report-factory.js'
+import { parseBytes, parseRequests, section } from './terminal-parse.js'
 
 const bin = fromRoot('dist/bin/webkrab.js')
 const plain = { color: false }
@@ -81,4 +84,27 @@ t.test('colour is used on a TTY only, never with NO_COLOR, always with FORCE_COL
   t.equal(wantsColor({ isTTY: true }, { NO_COLOR: '1' }), false)
   t.equal(wantsColor({ isTTY: false }, { FORCE_COLOR: '1' }), true)
   t.equal(wantsColor({ isTTY: true }, { TERM: 'dumb' }), false)
+})
+
+t.test('webkrab crawl ends with the terminal summary, whose figures are its own JSON report\'s', async t => {
+  const site = await startFixtureSite(null, { port: 0 })
+  t.teardown(() => site.close())
+  const dir = t.testdir()
+  const urls = ['/validators/strong', '/validators/churn', '/bytes/3000'].map(p => site.url + p)
+  const crawl = async (report: string): Promise<string> => await new Promise((resolve, reject) => {
+    execFile(process.execPath, [bin, 'crawl', ...urls, '--store', join(dir, 's.sqlite'), '--report', join(dir, report)],
+      { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined } },
+      (err, stdout) => { if (err === null) resolve(stdout); else reject(err) })
+  })
+  await crawl('first.json')
+  const stdout = await crawl('second.json')
+  const report = JSON.parse(readFileSync(join(dir, 'second.json'), 'utf8')) as FetchReport
+  const { total, initial, retries, conditional, notModified, unconditional } = report.requests
+  t.same(parseRequests(stdout), { total, initial, retries, conditional, notModified, unconditional })
+  t.ok(notModified > 0, 'the second run was answered 304')
+  const { received, decompressed, savedByRevalidation, unconditionalEstimate } = report.bytes
+  t.same(parseBytes(stdout), { received, decompressed, savedByRevalidation, unconditionalEstimate })
+  t.match(section(stdout, 'Ended by')[0], /Ended by\s+completed/)
+  t.ok(section(stdout, 'Needs attention').some(l => /churning\s+\S+\/validators\/churn/.test(l)), 'the churning validator is listed')
+  t.notMatch(stdout, /\u001b\[/, 'plain when piped')
 })

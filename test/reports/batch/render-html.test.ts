@@ -62,3 +62,45 @@ t.test('a run that made no request renders with zero figures and an empty timeli
   t.notMatch(html, 'data-seq=')
   t.match(html, 'Nothing needs attention')
 })
+
+/** The `data-total` of a stacked row, or the `data-value` of each bar, inside the chart with `id`. */
+function chart (html: string, id: string): string {
+  return new RegExp(`<svg[^>]*id="${id}"[\\s\\S]*?</svg>`).exec(html)?.[0] ?? ''
+}
+
+t.test('bytes on the wire are drawn beside what unconditional fetches would have cost, the difference being what 304s spared', async t => {
+  const report = makeReport()
+  const bytes = chart(renderHtml(report), 'bytes-chart')
+  const total = (which: string): number => Number(new RegExp(`data-total="(\\d+)" data-bytes="${which}"`).exec(bytes)?.[1])
+  t.equal(total('actual'), report.bytes.received)
+  t.equal(total('unconditional'), report.bytes.unconditionalEstimate)
+  t.match(bytes, `data-segment="bodies a 304 spared" data-value="${report.bytes.savedByRevalidation}"`)
+})
+
+t.test('requests by kind add up to every request: initial, conditional, 304, retry, redirect and error bars', async t => {
+  const report = makeReport()
+  const kinds = chart(renderHtml(report), 'kinds-chart')
+  const bars = Object.fromEntries([...kinds.matchAll(/data-value="(\d+)" data-kind="([\w-]+)"/g)].map(m => [m[2], Number(m[1])]))
+  t.equal(Object.values(bars).reduce((a, b) => a + b, 0), report.requests.total)
+  t.equal(bars['not-modified'], report.requests.notModified)
+  t.equal(bars.retry, report.requests.retries)
+  const statuses = chart(renderHtml(report), 'status-chart')
+  for (const [status, n] of Object.entries(report.requests.byStatus)) t.match(statuses, `data-value="${n}" data-status="${status}"`)
+})
+
+t.test('the page refers to nothing outside itself: every http(s) address in it is the report\'s own data or the SVG namespace', async t => {
+  const report = makeReport()
+  // a hostile server's words, carried into the report, must stay text
+  report.resources[0].reason = '<img src="https://tracker.example/pixel.gif"> <link rel="stylesheet" href="http://cdn.example/x.css">'
+  const html = renderHtml(report)
+  const own = new Set([
+    ...report.resources.map(r => r.url), ...report.exchanges.map(e => e.url), ...report.origins.map(o => o.origin), ...report.run.seeds,
+    'https://tracker.example/pixel.gif', 'http://cdn.example/x.css', 'http://www.w3.org/2000/svg'
+  ].map(u => u.replaceAll('&', '&amp;')))
+  const found = [...html.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map(m => m[0].replace(/[.,;]$/, ''))
+  t.ok(found.length > 0)
+  t.same(found.filter(u => ![...own].some(o => o === u || o.startsWith(u) || u.startsWith(o))), [], 'no address the page did not get from the report')
+  t.notMatch(html, /<(img|link|script|iframe|object|embed|source|video|audio)\b[^>]*\b(src|href|data)\s*=/i, 'no element that would fetch anything')
+  t.notMatch(html, /url\(\s*['"]?https?:|@import/i, 'no stylesheet reference')
+  t.match(html, /Content-Security-Policy" content="default-src 'none'/)
+})

@@ -3,33 +3,7 @@ import { stripVTControlCharacters } from 'node:util'
 import { renderTerminal } from '../../../reports/render-terminal.js'
 import type { FetchReport } from '../../../reports/report-types.js'
 import { makeReport, ORIGIN_A } from '../report-factory.js'
-
-const num = (text: string): number => Number(text.replaceAll(',', ''))
-
-/** The lines from a label (e.g. `Reused`) to the next label at column 0. */
-function section (text: string, label: string): string[] {
-  const lines = text.split('\n')
-  const start = lines.findIndex(l => l.startsWith(label))
-  if (start < 0) return []
-  const end = lines.findIndex((l, i) => i > start && l.length > 0 && !l.startsWith(' '))
-  return lines.slice(start, end < 0 ? undefined : end)
-}
-
-function parseRequests (text: string): Record<string, number> {
-  const line = section(text, 'Requests')[0]
-  const m = /([\d,]+) total, ([\d,]+) initial, ([\d,]+) retr(?:y|ies), ([\d,]+) conditional \(([\d,]+) answered 304\), ([\d,]+) unconditional/.exec(line)
-  if (m === null) throw new Error(`no request figures in: ${line}`)
-  const [total, initial, retries, conditional, notModified, unconditional] = m.slice(1).map(num)
-  return { total, initial, retries, conditional, notModified, unconditional }
-}
-
-function parseBytes (text: string): Record<string, number> {
-  const line = section(text, 'Bytes')[0]
-  const m = /([\d,]+) B received .*?, ([\d,]+) B decompressed, ([\d,]+) B saved by revalidation \([\d.]+% of ([\d,]+) B unconditional\)/.exec(line)
-  if (m === null) throw new Error(`no byte figures in: ${line}`)
-  const [received, decompressed, savedByRevalidation, unconditionalEstimate] = m.slice(1).map(num)
-  return { received, decompressed, savedByRevalidation, unconditionalEstimate }
-}
+import { parseBytes, parseRequests, section } from '../terminal-parse.js'
 
 t.test('the request counts printed are the report\'s counts', async t => {
   const report = makeReport()
