@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
+import { DEFAULT_BUDGETS } from '../../crawler/policy/budgets.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
 import type { FetchReport, ResourceReport } from '../../reports/report-types.js'
 
@@ -136,6 +137,27 @@ t.test('responses that never end are ended by the run\'s duration budget, which 
   const ran = Date.parse(report.run.endedAt) - Date.parse(report.run.startedAt)
   t.ok(ran < 1500 + 1000, `the run ended ${ran - 1500} ms after its budget, not when a response did`)
   checkOutcomes(t, report, NEVER_ENDING)
+})
+
+t.test('a response that never ends, a byte at a time, is cut by the response timeout, which bounds the whole response and not only its silences', async t => {
+  // the default is 60 s per attempt (three attempts): the same timer, shortened here
+  t.equal(DEFAULT_BUDGETS.responseTimeoutMs, 60_000, 'the default response timeout bounds a never-ending response')
+  const url = `${originUrl('main')}/hostile/never-ends?ms=50&run=timeout`
+  const since = site.journal.nextSeq
+  const report = await crawl({ urls: [url], store: join(t.testdir(), 'store.sqlite'), responseTimeoutMs: 600, maxAttempts: 2 })
+  t.equal(report.run.stoppedBy, 'completed', 'no run budget was needed')
+  const r = report.resources.find(x => x.url === url)
+  t.equal(r?.outcome, 'failed')
+  t.match(r?.reason, /no complete response within 600 ms \(--response-timeout; a 200 head and \d+ body bytes had arrived\)/)
+  t.equal(r?.attempts, 2, 'a timeout is retried, up to the attempt cap')
+  // each attempt was ended by the crawler, never earlier than its timeout: a byte every 50 ms
+  // keeps any idle timer from firing, so only a bound on the whole response can end it
+  const seen = await site.journal.waitFor(2, { completed: true, filter: e => e.seq >= since && e.url.endsWith('run=timeout'), timeoutMs: 5000 })
+  for (const e of seen) {
+    t.ok(e.cut, `request ${e.seq} was cut, not finished`)
+    t.ok((e.completedMs ?? 0) - e.arrivedMs >= 550, `request ${e.seq} lasted ${Math.round((e.completedMs ?? 0) - e.arrivedMs)} ms, no less than its 600 ms timeout (less the trip to the site)`)
+    t.ok(e.bodyBytes > 0, `request ${e.seq}: ${e.bodyBytes} body bytes were sent before the cut`)
+  }
 })
 
 t.test('the fixture site saw every request of the corpus, and each ended', async t => {

@@ -90,9 +90,9 @@ async function crawlUntilKilled (site: RunningSite, store: string, urls: string[
   // Not for a wait on commits: the answers come before the commit that groups them
   // (up to 50 ms later), and that commit will come, since the run cannot end first.
   const answered = new Set<string>()
-  const onComplete = (entry: { path: string }): void => {
-    if (trigger === null || trigger.kind === 'committed' || entry.path.startsWith('/hang')) return
-    answered.add(entry.path)
+  const onComplete = (entry: { path: string, url: string }): void => {
+    if (trigger === null || trigger.kind === 'committed' || entry.path === '/hang') return
+    answered.add(entry.url)
     if (answered.size === urls.length) kill()
   }
   site.journal.on('complete', onComplete)
