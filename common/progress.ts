@@ -84,6 +84,11 @@ export function formatProgressLine (label: string, state: ProgressState, total: 
 
 const CLEAR_LINE = '\r\u001b[K'
 
+/** The terminal's width; a pseudo-terminal that reports 0 columns (script, docker -t before a resize) has not said, so 80. */
+function widthOf (stream: { columns?: number }): number {
+  return stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80
+}
+
 /**
  * A progress line on stderr, redrawn in place and at most once per interval;
  * a trailing redraw shows the last state once the interval has passed. Silent
@@ -104,7 +109,7 @@ export function createProgress (options: ProgressOptions): Progress {
     if (stopped) return
     lastDraw = now()
     drawn = true
-    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, options.stream.columns ?? 80, options.unit))
+    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, widthOf(options.stream), options.unit))
   }
 
   return {

@@ -182,6 +182,11 @@ t.test('the suite\'s progress line counts scenarios done, running and failing, a
   t.equal(written.at(-1), '\r\u001b[Kconformance [####################] 2/2 done, 0 in flight, 1 failing, 3.0 kB · caching-a')
   last.end()
   t.equal(written.at(-1), '\r\u001b[K', 'the line is erased at the end')
+  // a pseudo-terminal that reports no size (script, docker -t) gets the usual 80 columns, not a 10-column stub
+  const sizeless = suiteProgress({ isTTY: true, columns: 0, write: (s: string) => { written.push(s); return true } }, 2, { env: {}, intervalMs: 0 })
+  sizeless.start('caching-b')
+  t.equal(written.at(-1), '\r\u001b[Kconformance [--------------------] 0/2 done, 1 in flight · caching-b')
+  sizeless.end()
 })
 
 t.test('--compare lines crawlers up by scenario, with an empty cell where one did not run it', async t => {
