@@ -96,3 +96,16 @@ t.test('a catalogue with a rule id used twice, or a rule without a statement, is
   const noStatement = 'rules:\n  - id: x\n    concern: y\n    rfc: []\n    why: Because it matters a great deal.\n'
   t.throws(() => parseRules(noStatement, 'rules.yaml'), { message: /rules\.yaml:2:5: rules\[0\] is missing the required field "statement"/ })
 })
+
+t.test('the README lists every rule of the catalogue under its concern, and no rule the catalogue lacks', async t => {
+  const readme = readFileSync(fromRoot('README.md'), 'utf8')
+  const table = readme.slice(readme.indexOf('| concern | rules |'))
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2)
+  const listed = new Map(rows.map(row => {
+    const [concern, ids] = row.split('|').slice(1, 3).map(c => c.trim())
+    return [concern, [...ids.matchAll(/`([a-z0-9-]+)`/g)].map(m => m[1]).sort()] as const
+  }))
+  const byConcern = new Map<string, string[]>()
+  for (const r of loadRules().values()) byConcern.set(r.concern, [...(byConcern.get(r.concern) ?? []), r.id].sort())
+  t.same(Object.fromEntries(listed), Object.fromEntries(byConcern))
+})
