@@ -5,9 +5,15 @@ import { fromRoot } from '../../../common/paths.js'
 
 const readme = readFileSync(fromRoot('README.md'), 'utf8')
 
-t.test('every error code is documented in the README error table', async t => {
-  for (const code of Object.keys(errors)) {
-    t.match(readme, new RegExp('\\|\\s*`' + code + '`\\s*\\|'), `${code} is listed`)
+t.test('every error code is documented in the README error table, with its kind and exit code', async t => {
+  for (const [code, factory] of Object.entries(errors)) {
+    const row = new RegExp('^\\|\\s*`' + code + '`\\s*\\|\\s*(\\w+)\\s*\\|\\s*(\\d+)\\s*\\|\\s*\\S', 'm').exec(readme)
+    if (row === null) {
+      t.fail(`${code} is listed`)
+      continue
+    }
+    t.equal(row[1], factory.spec.kind, `${code}: the README gives its kind`)
+    t.equal(Number(row[2]), factory.spec.exitCode, `${code}: the README gives its exit code`)
   }
 })
 
