@@ -4,8 +4,8 @@ import { isWebkrabError } from '../common/errors.js'
 import { version } from '../common/version.js'
 
 /**
- * Each command's part, loaded only when that command runs (all of them for help, the
- * version and unknown commands): starting `webkrab crawl` costs the crawler's modules,
+ * Each command's part, loaded only when that command runs (all of them for help and
+ * unknown commands, none for the version): starting `webkrab crawl` costs the crawler's modules,
  * not the fixture site's, the harness's and the benchmarks' as well.
  */
 const PARTS: Record<string, () => Promise<(program: Command) => void>> = {
@@ -40,6 +40,8 @@ function oneLine (text: string): string {
 
 async function register (): Promise<void> {
   const named = process.argv[2]
+  // the version needs none of the parts
+  if (named === '--version' || named === '-V') return
   const wanted = named !== undefined && Object.hasOwn(PARTS, named) ? [named] : Object.keys(PARTS)
   for (const name of wanted) (await PARTS[name]())(program)
   // every command and subcommand (bench bandwidth, ...) names itself in its usage errors
