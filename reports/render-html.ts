@@ -46,7 +46,10 @@ function headline (report: FetchReport, s: ReportSummary): string {
   const r = s.requests
   const b = s.bytes
   const byNotModified = s.reused.filter(u => u.how === 'not-modified').length
-  const firstDeferral = s.deferred[0]
+  const left = s.deferred.filter(d => !d.resumed)
+  const resumed = s.deferred.filter(d => d.resumed)
+  const firstDeferral = left[0]
+  const waited = resumed.length === 0 ? '' : `${resumed.length} more waited out ${resumed.map(d => d.signal).join(', ')} and resumed`
   return statTiles([
     {
       id: 'requests', label: 'Requests', value: formatCount(r.total), raw: r.total,
@@ -59,8 +62,11 @@ function headline (report: FetchReport, s: ReportSummary): string {
         `${fig('incomplete', s.incomplete.length)} incomplete`
     },
     {
-      id: 'deferred', label: 'Deferred origins', value: formatCount(s.deferred.length), raw: s.deferred.length, tone: s.deferred.length > 0 ? 'warn' : 'good',
-      detailHtml: firstDeferral === undefined ? 'no origin asked the crawler to wait' : `on ${fig('signal', firstDeferral.signal)}${s.deferred.length > 1 ? ` and ${s.deferred.length - 1} more` : ''}`
+      id: 'deferred', label: 'Deferred origins', value: formatCount(left.length), raw: left.length, tone: left.length > 0 ? 'warn' : 'good',
+      detailHtml: (firstDeferral === undefined
+        ? (resumed.length === 0 ? 'no origin asked the crawler to wait' : 'none left deferred')
+        : `on ${fig('signal', firstDeferral.signal)}${left.length > 1 ? ` and ${left.length - 1} more` : ''}`) +
+        (waited === '' ? '' : `; ${fig('resumed', resumed.length, waited)}`)
     },
     {
       id: 'reused', label: 'Reused results', value: formatCount(s.reused.length), raw: s.reused.length, tone: 'good',

@@ -44,7 +44,7 @@ export function renderMarkdown (report: FetchReport): string {
 
   out.push('## 3. Deferred origins', '')
   if (s.deferred.length === 0) out.push('None.', '')
-  else out.push(...table(['origin', 'signal', 'until', 'URLs', 'reason'], s.deferred.map(d => [d.origin, d.signal, d.until ?? '', String(d.urls.length), d.reason])), '')
+  else out.push(...table(['origin', 'signal', 'until', 'URLs', 'ended', 'reason'], s.deferred.map(d => [d.origin, d.signal, d.until ?? '', String(d.urls.length), d.resumed ? 'waited, resumed' : 'deferred', d.reason])), '')
 
   out.push('## 4. Reused results', '')
   if (s.reused.length === 0) out.push('None.', '')

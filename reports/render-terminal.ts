@@ -54,10 +54,14 @@ export function renderTerminal (report: FetchReport, options: TerminalOptions): 
   head('Incomplete', s.incomplete.length === 0 ? 'none' : c.red(`${s.incomplete.length} ${plural(s.incomplete.length, 'response')}`))
   for (const i of s.incomplete) detail([['  - ', plain], [i.url, plain], ['  ', plain], [i.budget ?? 'cut', c.red], ['  ', plain], [i.reason, c.dim]])
 
-  head('Deferred', s.deferred.length === 0 ? 'none' : c.yellow(`${s.deferred.length} ${plural(s.deferred.length, 'origin')}`))
+  const leftDeferred = s.deferred.filter(d => !d.resumed).length
+  const resumed = s.deferred.length - leftDeferred
+  head('Deferred', (leftDeferred === 0 ? 'none' : c.yellow(`${leftDeferred} ${plural(leftDeferred, 'origin')}`)) +
+    (resumed === 0 ? '' : `; ${resumed} more waited and resumed`))
   for (const d of s.deferred) {
-    detail([['  - ', plain], [d.origin, plain], ['  ', plain], [d.signal, c.yellow], ['  ', plain],
-      [`until ${d.until ?? 'unknown'}`, plain], ['  ', plain], [`${d.urls.length} ${plural(d.urls.length, 'URL')}`, c.dim]])
+    detail([['  - ', plain], [d.origin, plain], ['  ', plain], [d.signal, d.resumed ? c.dim : c.yellow], ['  ', plain],
+      [d.resumed ? `waited until ${d.until ?? 'unknown'}, then resumed` : `until ${d.until ?? 'unknown'}`, plain], ['  ', plain],
+      [d.resumed ? 'nothing left deferred' : `${d.urls.length} ${plural(d.urls.length, 'URL')}`, c.dim]])
   }
 
   head('Reused', s.reused.length === 0 ? 'none' : `${s.reused.length} ${plural(s.reused.length, 'result')}`)

@@ -26,6 +26,13 @@ export interface DeferredOrigin {
   reason: string
   until: string | null
   urls: string[]
+  /**
+   * The crawler waited the signal out within the run and carried on (a 503
+   * with a short Retry-After before a retry): the origin carries the deferral,
+   * but no work was left deferred at the end. Listed after the origins that
+   * ended deferred, and not counted with them.
+   */
+  resumed: boolean
 }
 
 export interface ReusedResult {
@@ -56,13 +63,17 @@ const ATTENTION_OUTCOMES = new Set<string>(['incomplete', 'deferred', 'needs-ope
 const ATTENTION_QUALITIES = new Set<string>(['churning', 'future-last-modified', 'same-second'])
 
 export function summarizeReport (report: FetchReport): ReportSummary {
-  const deferred: DeferredOrigin[] = report.deferred.map(d => ({ origin: d.origin, signal: d.signal, reason: d.reason, until: d.until, urls: d.urls }))
-  // an origin may carry a deferral the deferred[] list does not repeat: show it all the same
+  const deferred: DeferredOrigin[] = report.deferred.map(d => ({ origin: d.origin, signal: d.signal, reason: d.reason, until: d.until, urls: d.urls, resumed: false }))
+  // an origin may carry a deferral the deferred[] list does not repeat: show it all the same,
+  // as left deferred if some of its resources ended so, else as waited out and resumed
+  const resumed: DeferredOrigin[] = []
   for (const o of report.origins) {
     if (o.deferral !== null && !deferred.some(d => d.origin === o.origin)) {
-      deferred.push({ origin: o.origin, ...o.deferral, urls: report.resources.filter(r => r.outcome === 'deferred' && originOf(r.url) === o.origin).map(r => r.url) })
+      const urls = report.resources.filter(r => r.outcome === 'deferred' && originOf(r.url) === o.origin).map(r => r.url)
+      ;(urls.length > 0 ? deferred : resumed).push({ origin: o.origin, ...o.deferral, urls, resumed: urls.length === 0 })
     }
   }
+  deferred.push(...resumed)
   const reused: ReusedResult[] = report.resources
     .filter(isReuse)
     .map(r => ({

@@ -135,6 +135,14 @@ if (!existsSync(CHROMIUM)) {
     t.same(errors, [])
     t.equal(num(await page.textContent('#stat-requests .value')), report.requests.total)
     t.equal(await page.locator('#timeline g.item').count(), report.exchanges.length)
+    t.equal(await page.locator('#timeline g.item[data-kind="retry"]').count(), report.requests.retries, 'the retry is drawn as one')
+    t.equal(await page.locator('#timeline g.item[data-kind="not-modified"]').count(), report.requests.notModified, 'each 304 is drawn as one')
+    // the flaky path's 503 made the main origin wait a second; the second origin's 429 deferred it past the run
+    for (const o of report.origins.filter(o => o.deferral !== null)) {
+      t.equal(await page.locator(`#timeline g.lane[data-origin="${o.origin}"] [data-window]`).getAttribute('data-signal'), o.deferral?.signal, `the window in ${o.origin}'s lane`)
+    }
+    t.match(await page.locator(`#timeline g.lane[data-origin="${report.deferred[0].origin}"] [data-window]`).getAttribute('data-signal'), /^429 Retry-After: 600/, 'the deferral window in the deferred origin\'s lane')
+    t.equal(await page.locator('#timeline [data-marker]').getAttribute('data-stopped-by'), report.run.stoppedBy)
     t.equal(await page.locator('#resources tbody tr').count(), report.resources.length)
     await page.screenshot({ path: join(outDir, 'real-crawl-report.png'), fullPage: true })
     await page.close()

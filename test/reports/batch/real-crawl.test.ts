@@ -16,6 +16,9 @@ t.test('from a real crawl of the fixture site', async t => {
     t.equal(validateReport(report), null)
     t.ok(report.requests.total > 0, 'the crawl made requests')
     t.ok(report.requests.notModified > 0, 'the second run was answered 304 for the stable paths')
+    t.equal(report.requests.retries, 1, 'the flaky path was retried once')
+    t.equal(report.deferred.length, 1, 'the second origin deferred the crawl')
+    t.match(report.deferred[0].signal, /^429 Retry-After: 600/)
   })
 
   t.test('the terminal summary prints the crawl\'s own request counts', async t => {

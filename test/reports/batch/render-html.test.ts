@@ -104,3 +104,12 @@ t.test('the page refers to nothing outside itself: every http(s) address in it i
   t.notMatch(html, /url\(\s*['"]?https?:|@import/i, 'no stylesheet reference')
   t.match(html, /Content-Security-Policy" content="default-src 'none'/)
 })
+
+t.test('the deferred-origins figure counts origins left deferred; one that waited and resumed is named beside it', async t => {
+  const report = makeReport()
+  report.origins[0].deferral = { reason: '503 with Retry-After: 1: retried after it', signal: '503 Retry-After: 1', until: '2026-01-01T00:00:01.000Z' }
+  const html = renderHtml(report)
+  t.equal(Number(statValue(html, 'deferred')), report.deferred.length)
+  t.equal(figure(html, 'resumed'), '1')
+  t.match(html, 'more waited out 503 Retry-After: 1 and resumed')
+})

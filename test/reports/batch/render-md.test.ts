@@ -66,3 +66,10 @@ t.test('a pipe inside a reason does not break the table', async t => {
   const rows = tableAfter(renderMarkdown(report), '2. Bytes').filter(r => 'incomplete URL' in r)
   t.equal(rows[0].reason, 'cut | at 1 MiB')
 })
+
+t.test('an origin that waited out its Retry-After and resumed is marked so in the deferred table', async t => {
+  const report = makeReport()
+  report.origins[0].deferral = { reason: '503 with Retry-After: 1: retried after it', signal: '503 Retry-After: 1', until: '2026-01-01T00:00:01.000Z' }
+  const rows = tableAfter(renderMarkdown(report), '3. Deferred')
+  t.same(rows.map(r => [r.origin, r.ended]), [[report.deferred[0].origin, 'deferred'], [report.origins[0].origin, 'waited, resumed']])
+})

@@ -111,3 +111,14 @@ t.test('with a width, no line is longer than the width and truncation is marked'
     t.ok(detailLines.some(l => l.endsWith('…')), 'cut lines end with an ellipsis')
   }
 })
+
+t.test('an origin that waited out a short Retry-After and carried on is told apart from one left deferred', async t => {
+  const report = makeReport()
+  // the flaky page's 503 made ORIGIN_A wait a second before its retry; nothing there ended deferred
+  report.origins[0].deferral = { reason: '503 with Retry-After: 1: retried after it', signal: '503 Retry-After: 1', until: '2026-01-01T00:00:01.000Z' }
+  const lines = section(renderTerminal(report, { color: false }), 'Deferred')
+  t.match(lines[0], /^Deferred\s+1 origin; 1 more waited and resumed$/)
+  const waited = lines.find(l => l.includes(ORIGIN_A))
+  t.match(waited, '503 Retry-After: 1  waited until 2026-01-01T00:00:01.000Z, then resumed  nothing left deferred')
+  t.ok(lines.findIndex(l => l.includes(ORIGIN_A)) > lines.findIndex(l => l.includes(report.deferred[0].origin)), 'after the origin left deferred')
+})
