@@ -116,6 +116,8 @@ export interface CrawlOptions {
   'per-origin-concurrency'?: number
   'connect-timeout'?: string
   'response-timeout'?: string
+  'idle-timeout'?: string
+  'politeness-delay'?: string
   /** Origin names (`main`, `offsite`) or URLs. */
   scope?: string[]
 }

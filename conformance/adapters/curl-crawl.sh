@@ -34,6 +34,12 @@ if [ -n "${WEBKRAB_OPT_MAX_DURATION:-}" ]; then
 fi
 if [ -n "${WEBKRAB_OPT_MAX_ATTEMPTS:-}" ]; then set -- "$@" --retry "$((WEBKRAB_OPT_MAX_ATTEMPTS - 1))"; else set -- "$@" --retry 2; fi
 if [ -n "${WEBKRAB_OPT_CONNECT_TIMEOUT:-}" ]; then set -- "$@" --connect-timeout "$(seconds "$WEBKRAB_OPT_CONNECT_TIMEOUT")"; fi
+# a body idle this long is given up: curl counts whole seconds of less than a byte a second
+if [ -n "${WEBKRAB_OPT_IDLE_TIMEOUT:-}" ]; then
+  set -- "$@" --speed-limit 1 --speed-time "$(awk -v s="$(seconds "$WEBKRAB_OPT_IDLE_TIMEOUT")" 'BEGIN { n = int(s); print (n < s || n < 1) ? n + 1 : n }')"
+fi
+# the harness runs the URLs one after the other: waiting the delay before each spaces them
+if [ -n "${WEBKRAB_OPT_POLITENESS_DELAY:-}" ]; then sleep "$(seconds "$WEBKRAB_OPT_POLITENESS_DELAY")"; fi
 # Only a non-empty saved ETag is sent back: an empty file would send If-None-Match: "".
 if [ -s "$f.etag" ]; then set -- "$@" --etag-compare "$f.etag"; fi
 

@@ -26,6 +26,8 @@ export interface ReferenceCrawlOptions {
   perOriginConcurrency?: number
   connectTimeoutMs?: number
   responseTimeoutMs?: number
+  idleTimeoutMs?: number
+  politenessDelayMs?: number
   scope?: string[]
 }
 
@@ -50,6 +52,8 @@ export function toCrawlOptions (req: StepRequest, store: string, report: string)
   if (o['per-origin-concurrency'] !== undefined) out.perOriginConcurrency = Number(o['per-origin-concurrency'])
   if (o['connect-timeout'] !== undefined) out.connectTimeoutMs = parseDuration(str('connect-timeout'), 'connect-timeout')
   if (o['response-timeout'] !== undefined) out.responseTimeoutMs = parseDuration(str('response-timeout'), 'response-timeout')
+  if (o['idle-timeout'] !== undefined) out.idleTimeoutMs = parseDuration(str('idle-timeout'), 'idle-timeout')
+  if (o['politeness-delay'] !== undefined) out.politenessDelayMs = parseDuration(str('politeness-delay'), 'politeness-delay')
   if (Array.isArray(o.scope)) out.scope = o.scope
   return out
 }
