@@ -357,8 +357,11 @@ export class Scheduler<J> {
 
   private start (worker: Worker<J>, state: OriginState<J>, job: J, now: number): void {
     state.active++
-    state.lastStartMs = now
-    const context = new LinkedJobContext(state.origin, now, this.abort.signal)
+    // the time it really starts: jobs started before it in this dispatch ran their synchronous
+    // part since `now` was read, and a politeness delay counted from a stale time would be short
+    const startedMs = Math.max(now, this.clock.now())
+    state.lastStartMs = startedMs
+    const context = new LinkedJobContext(state.origin, startedMs, this.abort.signal)
     const holder: { done?: Promise<void> } = {}
     holder.done = (async () => {
       try {

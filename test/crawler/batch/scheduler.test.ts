@@ -77,6 +77,24 @@ t.test('two starts on one origin are never closer than the politeness delay', as
   t.equal(startOf(h.starts, 'b0'), 0, 'the delay is per origin')
 })
 
+t.test('the politeness delay counts from when a job really started, not from when the dispatch began', async t => {
+  // b0 starts first and its synchronous part takes 30 ms of clock time: a0 starts at 30, so a1 waits until 280
+  const base = new VirtualClock()
+  let extra = 0
+  const clock = { now: () => base.now() + extra, sleep: (ms: number, signal: AbortSignal) => base.sleep(ms, signal) }
+  const s = new Scheduler<string>({ concurrency: 4, perOriginConcurrency: 1, politenessDelayMs: 250, clock })
+  const started: Array<[string, number]> = []
+  s.add('b', 'b0')
+  s.add('a', 'a0')
+  s.add('a', 'a1')
+  await s.run(async job => {
+    started.push([job, clock.now()])
+    if (job === 'b0') extra += 30
+    await clock.sleep(10, new AbortController().signal)
+  })
+  t.same(started, [['b0', 0], ['a0', 30], ['a1', 280]])
+})
+
 t.test('a deferred origin holds its queued jobs until the time, while another origin flows', async t => {
   const h = harness({ concurrency: 4 })
   for (let i = 0; i < 3; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
