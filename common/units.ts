@@ -56,6 +56,8 @@ export function parseSize (input: string | number, what = 'size'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(input)
   const unit = m === null ? undefined : SIZE_UNITS[m[2].length === 0 ? 'b' : m[2].toLowerCase()]
   if (m === null || unit === undefined) throw errors.WEBKRAB_ERR_BAD_SIZE(`${what}: "${input}"`)
+  // a fraction of a byte is no size: `1.5` is more likely a megabyte with its unit forgotten
+  if (unit === 1 && m[1].includes('.')) throw errors.WEBKRAB_ERR_BAD_SIZE(`${what}: "${input}" is a fraction of a byte; give whole bytes or a unit (1.5MB)`)
   const bytes = Math.round(Number(m[1]) * unit)
   if (!Number.isSafeInteger(bytes)) throw errors.WEBKRAB_ERR_BAD_SIZE(`${what}: "${input}" is too large`)
   return bytes

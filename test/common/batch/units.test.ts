@@ -30,6 +30,12 @@ t.test('sizes accept SI and binary units and plain bytes', async t => {
   }
 })
 
+t.test('a plain byte count is whole: a fraction of a byte is bad input, a fraction of a unit is not', async t => {
+  for (const bad of ['1.5', '0.5B', '2.25 b']) t.throws(() => parseSize(bad, '--max-body-bytes'), { code: 'WEBKRAB_ERR_BAD_SIZE', message: /--max-body-bytes: ".*" is a fraction of a byte/ }, bad)
+  t.equal(parseSize('1.5KiB'), 1536)
+  t.equal(parseSize('0.5MB'), 500_000)
+})
+
 t.test('formatDuration round-trips through parseDuration', async t => {
   fc.assert(fc.property(fc.nat({ max: 10 ** 10 }), ms => parseDuration(formatDuration(ms)) === ms))
 })
