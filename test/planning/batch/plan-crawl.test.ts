@@ -37,6 +37,8 @@ t.test('over several site days a fast-changing page is fetched unconditionally a
   t.equal(s.plan?.mode, 'revalidate')
   t.equal(s.plan?.conditional, true)
   t.match(s.plan?.reason, /revalidate: P\(unchanged\)/)
+  // the report says, per resource, the estimated rate, why it was chosen and why conditional or not
+  t.match(s.plan?.reason, /^about one change every .* from \d+ observations? over .*; [\d.e-]+ changes a day; chosen: [\d.]+ (days|h) since the last fetch, P\(changed\) [\d.]+; index [\d.e+-]+ ranks \d+ of \d+; revalidate: /)
   t.ok((f.plan?.ratePerDay ?? 0) > 20 * (s.plan?.ratePerDay ?? Infinity), `estimated ${f.plan?.ratePerDay} against ${s.plan?.ratePerDay} changes a day`)
 })
 
