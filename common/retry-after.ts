@@ -104,9 +104,12 @@ export function parseRetryAfter (value: string | undefined, responseDateMs: numb
  * parseRetryAfter: parsing the result against the same Date gives `seconds` back.
  */
 export function formatRetryAfter (seconds: number, options: { asDate?: boolean, dateMs?: number } = {}): string {
-  const whole = Math.max(0, Math.floor(seconds))
-  if (options.asDate !== true) return String(whole)
-  const base = Math.floor((options.dateMs ?? 0) / 1000) * 1000
+  // no number is no wait; an endless one is the longest a reader takes literally (2^31 s)
+  const whole = seconds === Infinity ? MAX_RETRY_AFTER_MS / 1000 : Number.isFinite(seconds) ? Math.max(0, Math.floor(seconds)) : 0
+  // delay-seconds is 1*DIGIT: digits however large, never String()'s `1e+21`
+  if (options.asDate !== true) return BigInt(whole).toString()
+  const dateMs = options.dateMs !== undefined && Number.isFinite(options.dateMs) ? options.dateMs : 0
+  const base = Math.floor(dateMs / 1000) * 1000
   // an HTTP-date cannot name a time past the year 9999: the latest it can is the longest wait it can say
   return formatHttpDate(Math.min(MAX_HTTP_DATE_MS, Math.max(MIN_HTTP_DATE_MS, base + whole * 1000)))
 }

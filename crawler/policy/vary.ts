@@ -38,13 +38,24 @@ function normaliseValue (value: string | undefined): string {
 export function variantKey (names: VaryNames, headers: Readonly<Record<string, string>>): string {
   if (names === null) return ''
   if (names === '*') return '*'
-  return names.map(n => `${n}=${normaliseValue(headers[n])}`).join('\n')
+  return names.map(n => `${n}=${normaliseValue(sent(headers, n))}`).join('\n')
+}
+
+/**
+ * The request header `name` as sent. The names come from the server's Vary, so a
+ * hostile one (`Vary: __proto__`, `constructor`) must not reach the object's prototype.
+ */
+function sent (headers: Readonly<Record<string, string>>, name: string): string | undefined {
+  return Object.hasOwn(headers, name) ? headers[name] : undefined
 }
 
 /** The request headers `names` selects, as sent (for the report's `requestContext`). */
 export function selectedHeaders (names: VaryNames, headers: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {}
   if (names === null || names === '*') return out
-  for (const n of names) if (headers[n] !== undefined) out[n] = headers[n]
+  for (const n of names) {
+    const value = sent(headers, n)
+    if (value !== undefined) out[n] = value
+  }
   return out
 }

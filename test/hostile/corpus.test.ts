@@ -14,7 +14,8 @@ import type { FetchReport, ResourceReport } from '../../reports/report-types.js'
 const RETRY_ORIGINS = ['huge', 'negative', 'year-1900', 'year-9999'] as const
 const site: RunningSite = await startFixtureSite({
   origins: [
-    { name: 'main', catalogue: true },
+    // a Vary naming the prototype's keys: a site route, since the field is well-formed
+    { name: 'main', catalogue: true, routes: [{ path: '/hostile-vary/prototype', headers: { vary: '__proto__, constructor, toString' } }] },
     { name: 'offsite', catalogue: true },
     ...RETRY_ORIGINS.map(kind => ({ name: `retry-${kind}`, catalogue: true }))
   ]
@@ -66,6 +67,7 @@ const FINITE: Expectation[] = [
   { path: '/hostile/redirect/two-origin-loop', outcome: 'failed', reason: /which this chain already requested: a redirect loop/, check: (r, t) => { t.equal(r.redirects.length, 2, 'main, offsite, then the loop is seen') } },
   { path: '/hostile/etag/unquoted', outcome: 'new', reason: /ETag "[^"]+" is not an entity tag .*not used as a validator/, check: (r, t) => { t.equal(r.validator.etag, null) } },
   { path: '/hostile/etag/hundred', outcome: 'new', reason: /ETag holds 100 entity tags where the field holds exactly one/, check: (r, t) => { t.equal(r.validator.etag, null) } },
+  { path: '/hostile-vary/prototype', outcome: 'new', reason: /200 with \d+ bytes/, check: (r, t) => { t.same(r.requestContext, {}, 'a Vary of __proto__, constructor and toString selects no header that was sent') } },
   { path: '/hostile/date/missing', outcome: 'new', reason: /the response had no Date .*the time it arrived is used instead/ },
   { path: '/hostile/date/garbage', outcome: 'new', reason: /Date "yesterday, around teatime" is not an HTTP-date/ },
   { path: '/hostile/date/year-1900', outcome: 'new', reason: /Date "Mon, 01 Jan 1900 00:00:00 GMT" is more than 50 years from/, check: (r, t) => { t.equal(r.validator.quality, 'ok', 'an honest Last-Modified is not called future against a Date of 1900') } },

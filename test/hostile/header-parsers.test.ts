@@ -10,9 +10,10 @@ import { parseHeaderFlags } from '../../crawler/cli.js'
 import { createDecoders, parseContentEncoding } from '../../crawler/content-decoders.js'
 import { judgeFreshness, judgeStorability } from '../../crawler/policy/cache.js'
 import { judgeNotModified } from '../../crawler/policy/not-modified.js'
+import { readResponseFields } from '../../crawler/policy/response-fields.js'
 import { decideRedirect } from '../../crawler/policy/redirect.js'
 import { judgeLastModified } from '../../crawler/policy/validator-quality.js'
-import { formatVary, parseVary, variantKey } from '../../crawler/policy/vary.js'
+import { formatVary, parseVary, selectedHeaders, variantKey } from '../../crawler/policy/vary.js'
 import { chooseLanguage, evaluatePreconditions, negotiateEncoding, parseEntityTags, parseHttpDate as siteParseHttpDate, CONTENT_CODINGS } from '../../fixture-server/index.js'
 import { httpDate } from '../../fixture-server/http-date.js'
 import { parseRetryAfterSpec } from '../../fixture-server/query-params.js'
@@ -58,6 +59,44 @@ t.test('Retry-After: no value throws, and every value the fixture site writes re
     return (read.kind === 'delay' || read.kind === 'date') && read.delayMs === seconds * 1000
   }), RUNS)
   t.equal(formatRetryAfter(-3), '0', 'a negative wait is never written')
+})
+
+t.test('HTTP-date and Retry-After: no clock, however broken, makes a reader throw', async t => {
+  const anyClock = fc.oneof(TIME, fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity, 8.64e15 + 1))
+  const dateText = fc.oneof(anyText, TIME.map(formatHttpDate), pieces(['Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', 'Mon, 01 Jan 1900 00:00:00 GMT']))
+  fc.assert(fc.property(dateText, anyClock, (text, now) => {
+    const ms = commonParseHttpDate(text, now)
+    return ms === null || Number.isFinite(ms)
+  }), RUNS)
+  fc.assert(fc.property(fc.oneof(anyText, dateText, fc.nat().map(String)), fc.option(anyClock, { nil: null }), anyClock, (value, date, now) => {
+    const r = parseRetryAfter(value, date, now)
+    return r.kind === 'invalid' || r.kind === 'absent' || (Number.isFinite(r.delayMs) && r.delayMs >= 0 && r.delayMs <= MAX_RETRY_AFTER_MS)
+  }), RUNS)
+})
+
+t.test('Retry-After: whatever wait a writer is given, what it writes reads back as a valid Retry-After', async t => {
+  const anyNumber = fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.double(), fc.constantFrom(1e21, 2 ** 53 + 2, Number.NaN, Infinity, -Infinity))
+  fc.assert(fc.property(anyNumber, fc.boolean(), fc.option(fc.oneof(TIME, fc.double()), { nil: undefined }), (seconds, asDate, dateMs) => {
+    const written = formatRetryAfter(seconds, { asDate, dateMs })
+    const read = parseRetryAfter(written, null, 0)
+    return read.kind === (asDate ? 'date' : 'delay')
+  }), RUNS)
+  t.equal(formatRetryAfter(1e21), '1000000000000000000000', 'digits, never an exponent')
+  t.equal(formatRetryAfter(Number.NaN), '0', 'no number is no wait')
+})
+
+t.test('Date and ETag as the crawler reads them: any values, any clock, and the Date it keeps is an HTTP-date', async t => {
+  const anyClock = fc.oneof(TIME, fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity))
+  const dateText = fc.oneof(anyText, TIME.map(formatHttpDate))
+  fc.assert(fc.property(fc.option(dateText, { nil: undefined }), fc.option(tagListText, { nil: undefined }), anyClock, (date, etag, now) => {
+    const received: Record<string, string> = {}
+    if (date !== undefined) received.date = date
+    if (etag !== undefined) received.etag = etag
+    const { headers, notes } = readResponseFields(received, now)
+    const kept = headers.date === undefined ? null : commonParseHttpDate(headers.date, 0)
+    const etagKept = headers.etag === undefined || parseEntityTag(headers.etag) !== null
+    return kept !== null && etagKept && notes.every(n => n.length > 0)
+  }), RUNS)
 })
 
 t.test('Retry-After: the fixture site\'s query spelling either parses or is a bad parameter, never another error', async t => {
@@ -133,6 +172,10 @@ t.test('Vary: any value parses, and a parsed list written back parses to itself'
     const again = parseVary(formatVary(names))
     return JSON.stringify(again) === JSON.stringify(names) && typeof variantKey(names, headers) === 'string'
   }), RUNS)
+  // names a hostile server picks to reach the request headers' prototype
+  const hostile = parseVary('__proto__, constructor, toString, hasOwnProperty')
+  t.equal(variantKey(hostile, { 'accept-language': 'fr' }), ['__proto__', 'constructor', 'hasownproperty', 'tostring'].map(n => `${n}=\u0000absent`).join('\n'), 'Vary: __proto__ names a header that was not sent')
+  t.same(selectedHeaders(hostile, { 'accept-language': 'fr' }), {}, 'and selects none')
 })
 
 t.test('Content-Encoding: any list parses; decoders are made or a decoding error says why, never anything else', async t => {
