@@ -58,10 +58,10 @@ function redirect (reply: FastifyReply, location: string): FastifyReply {
   return reply.code(302).header('location', location).type(HTML).send('<!doctype html>\n<p>Moved.</p>\n')
 }
 
-/** One parameter of a fixed list of names. */
+/** One parameter of a fixed list of names (its own keys only: `constructor` is no kind of anything). */
 function pick<T> (table: Readonly<Record<string, T>>, name: string, value: string | undefined, fallback: string): T {
   const key = value ?? fallback
-  if (!(key in table)) throw badParam(name, `"${key}" is not one of ${Object.keys(table).join(', ')}`)
+  if (!Object.hasOwn(table, key)) throw badParam(name, `"${key}" is not one of ${Object.keys(table).join(', ')}`)
   return table[key]
 }
 

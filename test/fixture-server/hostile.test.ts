@@ -207,8 +207,9 @@ t.test('hostile Dates: none at all, garbage, and the years 1900 and 9999', async
   t.equal(field(split((await rawGet('/hostile/date/year-9999')).bytes).fields, 'date'), 'Fri, 31 Dec 9999 23:59:59 GMT')
 })
 
-t.test('a hostile path with an unknown variant is a 400 naming the parameter', async t => {
-  for (const [path, parameter] of [['/hostile/bomb/zip', 'coding'], ['/hostile/retry-after/soon', 'kind'], ['/hostile/date/tomorrow', 'kind'], ['/hostile/encoding/stacked?codings=gzip,zstd', 'codings']]) {
+t.test('a hostile path with an unknown variant is a 400 naming the parameter, a key of Object.prototype included', async t => {
+  for (const [path, parameter] of [['/hostile/bomb/zip', 'coding'], ['/hostile/retry-after/soon', 'kind'], ['/hostile/date/tomorrow', 'kind'], ['/hostile/encoding/stacked?codings=gzip,zstd', 'codings'],
+    ['/hostile/retry-after/constructor', 'kind'], ['/hostile/date/toString', 'kind'], ['/hostile/redirect/non-http?scheme=__proto__', 'scheme'], ['/hostile/redirect/not-a-url?kind=hasOwnProperty', 'kind'], ['/hostile/bomb/constructor', 'coding']]) {
     const r = await fetch(`${site.url}${path}`)
     t.equal(r.status, 400, path)
     t.match(await r.json(), { error: 'WEBKRAB_ERR_BAD_PARAM', parameter }, path)
