@@ -198,6 +198,10 @@ function checkAssertion (
   for (const { s, p } of selectors) {
     if (typeof s.step === 'number') stepExists(s.step, [...p, 'step'], ['duration', 'report', 'resource'].includes(type))
     if (Array.isArray(s.step)) (s.step as number[]).forEach((n, i) => stepExists(n, [...p, 'step', i], false))
+    if (typeof s.same_as_step === 'number') {
+      stepExists(s.same_as_step, [...p, 'same_as_step'], true)
+      if (typeof s.step === 'number' && s.same_as_step >= s.step) throw bad([...p, 'same_as_step'], `same_as_step ${s.same_as_step} must name a crawl step before step ${s.step}`)
+    }
     if (typeof s.origin === 'string') checkOrigin(s.origin, [...p, 'origin'])
     if (typeof s.url === 'string') checkUrl(s.url, [...p, 'url'])
     if (typeof s.matches === 'string') {

@@ -44,6 +44,8 @@ export interface HeaderAssertion {
     matches?: string
     /** Which matching requests: every one (default), the first, the last, or the Nth. */
     which?: 'all' | 'first' | 'last' | number
+    /** Every chosen request carries one and the same value. */
+    same?: true
   }
 }
 export interface EchoAssertion {
@@ -69,6 +71,8 @@ export interface ValueCheck {
   matches?: string
   contains?: unknown
   present?: boolean
+  /** Equal to the same value in the report of this earlier crawl step. */
+  same_as_step?: number
 }
 export interface ReportAssertion { report: ValueCheck & { step?: number, path: string } }
 export interface ResourceAssertion {

@@ -84,11 +84,28 @@ function reportFor (ctx: GradeContext, step: number | undefined): { report: Fetc
   return untested(`the crawler wrote no fetch report in step ${n}${run.error !== null ? ` (it ${run.error})` : ''}`)
 }
 
+/**
+ * `same_as_step: N`: the value equals what the report of step N had in the same
+ * place (a 304 keeps collectedAt), or the failure says what each report had.
+ */
+function sameAsStep (actual: unknown, earlier: unknown, where: string, n: number): CheckResult | null {
+  if (partialMatch(actual, earlier) && partialMatch(earlier, actual)) return null
+  return fail(`${where} is ${show(actual)}; expected ${show(earlier)}, as in the report of step ${n}`)
+}
+
 /** `report`: a value in the fetch report (run.stoppedBy, requests.notModified, deferred[].origin, ...). */
 export function checkReport (spec: ReportAssertion['report'], ctx: GradeContext): CheckResult {
   const got = reportFor(ctx, spec.step)
   if ('status' in got) return got
-  return checkValue(readPath(got.report, spec.path), spec, `${spec.path} in the report of step ${got.n}`, ctx.origins)
+  const where = `${spec.path} in the report of step ${got.n}`
+  const actual = readPath(got.report, spec.path)
+  if (spec.same_as_step !== undefined) {
+    const earlier = reportFor(ctx, spec.same_as_step)
+    if ('status' in earlier) return earlier
+    const differs = sameAsStep(actual, readPath(earlier.report, spec.path), where, earlier.n)
+    if (differs !== null) return differs
+  }
+  return checkValue(actual, spec, where, ctx.origins)
 }
 
 /** Resolves a scenario URL (`/x`, `offsite:/x`, or absolute) against the running site's origins. */
@@ -108,20 +125,35 @@ function contextFits (resource: ResourceReport, context: Record<string, string> 
   return Object.entries(context).every(([k, v]) => have[k.toLowerCase()] === v)
 }
 
+/** The report's entries for one URL (and request context), or why there are none. */
+function entriesFor (report: FetchReport, n: number, spec: ResourceAssertion['resource'], origins: SiteOrigin[]): ResourceReport[] | CheckResult {
+  const url = resolveUrl(spec.url, origins)
+  const all = Array.isArray(report.resources) ? report.resources : []
+  const entries = all.filter(r => safeHref(r.url) === url && contextFits(r, spec.context))
+  if (entries.length > 0) return entries
+  const listed = all.slice(0, 8).map(r => r.url).join(', ')
+  return fail(`the report of step ${n} has no resource ${spec.url}${spec.context !== undefined ? ' for ' + JSON.stringify(spec.context) : ''}; it lists ${all.length === 0 ? 'none' : listed}`)
+}
+
 /** `resource`: a field of the report's entry for one URL (outcome, validator.quality, decision.action, ...). */
 export function checkResource (spec: ResourceAssertion['resource'], ctx: GradeContext): CheckResult {
   const got = reportFor(ctx, spec.step)
   if ('status' in got) return got
-  const url = resolveUrl(spec.url, ctx.origins)
-  const all = Array.isArray(got.report.resources) ? got.report.resources : []
-  const entries = all.filter(r => safeHref(r.url) === url && contextFits(r, spec.context))
-  if (entries.length === 0) {
-    const listed = all.slice(0, 8).map(r => r.url).join(', ')
-    return fail(`the report of step ${got.n} has no resource ${spec.url}${spec.context !== undefined ? ' for ' + JSON.stringify(spec.context) : ''}; it lists ${all.length === 0 ? 'none' : listed}`)
+  const entries = entriesFor(got.report, got.n, spec, ctx.origins)
+  if (!Array.isArray(entries)) return entries
+  let earlier: { values: unknown[], n: number } | null = null
+  if (spec.same_as_step !== undefined) {
+    const before = reportFor(ctx, spec.same_as_step)
+    if ('status' in before) return before
+    const found = entriesFor(before.report, before.n, spec, ctx.origins)
+    if (!Array.isArray(found)) return found
+    earlier = { values: found.map(e => readPath(e, spec.field)), n: before.n }
   }
   let last: CheckResult = pass('')
-  for (const entry of entries) {
-    last = checkValue(readPath(entry, spec.field), spec, `${spec.field} of ${spec.url} in the report of step ${got.n}`, ctx.origins)
+  for (const [i, entry] of entries.entries()) {
+    const where = `${spec.field} of ${spec.url} in the report of step ${got.n}`
+    const differs = earlier === null ? null : sameAsStep(readPath(entry, spec.field), earlier.values[Math.min(i, earlier.values.length - 1)], where, earlier.n)
+    last = differs ?? checkValue(readPath(entry, spec.field), spec, where, ctx.origins)
     if (last.status !== 'pass') {
       const why = typeof entry.reason === 'string' && entry.reason !== '' ? ` (the report says: ${entry.reason})` : ''
       return { status: last.status, message: last.message + why }

@@ -32,6 +32,7 @@ export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
   }
   const name = spec.name.toLowerCase()
   const re = spec.matches !== undefined ? new RegExp(spec.matches) : null
+  const first = chosen[0]
   for (const s of chosen) {
     const value = s.headers[name]
     const req = nameRequest(ctx.seen, s)
@@ -47,8 +48,14 @@ export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
         ? `${req} carried no ${spec.name}; expected one matching /${spec.matches ?? ''}/`
         : `${req} carried ${spec.name}: ${quoteValue(value)}, which does not match /${spec.matches ?? ''}/`)
     }
+    if (spec.same === true && value !== first.headers[name]) {
+      const was = first.headers[name]
+      const before = `${nameRequest(ctx.seen, first)} carried ${was === undefined ? `no ${spec.name}` : `${spec.name}: ${quoteValue(was)}`}`
+      return fail(`${req} carried ${value === undefined ? `no ${spec.name}` : `${spec.name}: ${quoteValue(value)}`}; ${before}; it must stay the same`)
+    }
   }
-  const rule = spec.present === false ? `without ${spec.name}` : `with ${spec.name}${spec.equals !== undefined ? `: ${spec.equals}` : ''}`
+  const kept = spec.same === true ? `, one and the same${first.headers[name] === undefined ? ' (absent)' : `: ${quoteValue(first.headers[name])}`}` : ''
+  const rule = (spec.present === false ? `without ${spec.name}` : `with ${spec.name}${spec.equals !== undefined ? `: ${spec.equals}` : ''}`) + kept
   return pass(`${plural(chosen.length, 'request')} (${what}) ${rule}`)
 }
 

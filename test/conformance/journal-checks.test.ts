@@ -82,6 +82,17 @@ t.test('header checks presence, absence, a value and a pattern on the chosen req
   t.match(checkHeader({ path: '/nowhere', name: 'X', present: false }, ctx).message, /expected a request to \/nowhere; the server saw none/)
 })
 
+t.test('header with same: true wants one and the same value on every chosen request', async t => {
+  const u = `${site.url}/auth/basic`
+  const ctx = await journal(site, [async () => { await get(u, { 'user-agent': 'crawler/1' }) }, async () => { await get(u, { 'user-agent': 'crawler/1' }) }])
+  t.equal(checkHeader({ path: '/auth/basic', name: 'User-Agent', same: true }, ctx).status, 'pass')
+  await site.reset()
+  const changed = await journal(site, [async () => { await get(u, { 'user-agent': 'crawler/1' }) }, async () => { await get(u, { 'user-agent': 'Mozilla/5.0' }) }])
+  const r = checkHeader({ path: '/auth/basic', name: 'User-Agent', same: true }, changed)
+  t.equal(r.status, 'fail')
+  t.equal(r.message, 'request 2 to /auth/basic (step 2) carried User-Agent: Mozilla/5.0; request 1 to /auth/basic (step 1) carried User-Agent: crawler/1; it must stay the same')
+})
+
 t.test('echo passes when If-None-Match carries the ETag the server sent last', async t => {
   const u = `${site.url}/validators/strong`
   let etag = ''

@@ -102,6 +102,13 @@ t.test('a step number past the end is rejected', async t => {
   t.match(err.message, /step 9 does not exist \(the scenario has 3 steps\)/)
 })
 
+t.test('same_as_step must name a crawl step before the one it checks', async t => {
+  const check = (same: number): string => GOOD + `  - { id: kept, level: must, reason: "RFC 9111 §4.3.4: a 304 keeps collectedAt", resource: { step: 3, url: /validators/strong, field: collectedAt, same_as_step: ${same} } }\n`
+  t.match((await rejection(check(3))).message, /:\d+:\d+: same_as_step 3 must name a crawl step before step 3/)
+  t.match((await rejection(check(2))).message, /step 2 is a advance step; this check needs a crawl step/)
+  await t.resolves(parseScenario(check(1), '/suite/validators/validators-example.yaml'))
+})
+
 t.test('an origin the site does not have is rejected', async t => {
   const err = await rejection(GOOD.replace('urls: [/validators/strong] }\n  - advance', 'urls: ["cdn:/x"] }\n  - advance'))
   t.match(err.message, /:6:\d+: origin "cdn" is not one of the site's origins \(main, offsite\)/)

@@ -2,7 +2,8 @@ import t from 'tap'
 import { mkdtempSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkValue, partialMatch, readPath, resolvePlaceholders, resolveUrl } from '../../../conformance/checks/report-values.js'
+import { checkReport, checkResource, checkValue, partialMatch, readPath, resolvePlaceholders, resolveUrl } from '../../../conformance/checks/report-values.js'
+import type { GradeContext, StepRun } from '../../../conformance/checks/check-types.js'
 import { commandAdapter } from '../../../conformance/adapters/command-adapter.js'
 import { dependencyHolds, verdictOf, type AssertionResult } from '../../../conformance/grade-scenario.js'
 import { parseScenario } from '../../../conformance/load-scenarios.js'
@@ -82,6 +83,22 @@ t.test('report values', async t => {
   t.equal(checkValue(undefined, { present: true }, 'x', origins).message, 'x is missing')
   t.equal(checkValue('abc', { matches: '^a' }, 'x', origins).status, 'pass')
   t.equal(checkValue('abc', { not_equals: 'abc' }, 'x', origins).status, 'fail')
+})
+
+t.test('same_as_step compares a report value with the one an earlier step reported', async t => {
+  const origins = [{ name: 'main', url: 'http://127.0.0.1:9' }]
+  const entry = (collectedAt: string): object => ({ url: 'http://127.0.0.1:9/a', collectedAt, outcome: 'unchanged' })
+  const run = (n: number, report: object | null): StepRun => ({ n, type: 'crawl', durationMs: 1, report: report as StepRun['report'], reportError: null, error: null, exitCode: 0, timedOut: false, output: '' })
+  const ctx = (later: string): GradeContext => ({
+    seen: [], steps: [], origins, writesReports: true,
+    runs: [run(1, { run: { stoppedBy: 'completed' }, resources: [entry('2026-01-01T00:00:00.000Z')] }), run(2, null), run(3, { run: { stoppedBy: 'completed' }, resources: [entry(later)] })]
+  })
+  t.equal(checkResource({ step: 3, url: '/a', field: 'collectedAt', same_as_step: 1 }, ctx('2026-01-01T00:00:00.000Z')).status, 'pass')
+  const moved = checkResource({ step: 3, url: '/a', field: 'collectedAt', same_as_step: 1 }, ctx('2026-01-02T00:00:00.000Z'))
+  t.equal(moved.status, 'fail')
+  t.equal(moved.message, 'collectedAt of /a in the report of step 3 is "2026-01-02T00:00:00.000Z"; expected "2026-01-01T00:00:00.000Z", as in the report of step 1')
+  t.equal(checkReport({ step: 3, path: 'run.stoppedBy', same_as_step: 1 }, ctx('x')).status, 'pass')
+  t.match(checkReport({ step: 3, path: 'run.stoppedBy', same_as_step: 2 }, ctx('x')).message, /the crawler wrote no fetch report in step 2/)
 })
 
 const scenario = (id: string, extra: string, urls = '[/validators/strong]'): string => `id: ${id}
