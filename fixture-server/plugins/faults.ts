@@ -116,7 +116,17 @@ export async function faultsPlugin (app: FastifyInstance, opts: { ctx: OriginCon
     res.setHeader('content-type', 'application/octet-stream')
     res.setHeader('content-length', String(Math.max(bytes, after + 1)))
     res.writeHead(200)
-    res.write(block().subarray(0, after), () => { socketOf(request).resetAndDestroy() })
+    const reset = (): void => { socketOf(request).resetAndDestroy() }
+    if (request.method === 'HEAD') {
+      // a HEAD has no body to cut short: its head goes out, then the reset. Node ignores
+      // write() on a HEAD response (nothing would go before the RST), and a reset after
+      // end() leaves a destroyed socket spinning on Node 20, so the head is flushed and
+      // the reset follows the socket's own write of nothing
+      res.flushHeaders()
+      socketOf(request).write(Buffer.alloc(0), reset)
+    } else {
+      res.write(block().subarray(0, after), reset)
+    }
     return reply
   })
 

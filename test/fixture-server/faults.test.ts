@@ -99,6 +99,29 @@ t.test('/hang is recorded at arrival, never answered, and completed as cut when 
   t.equal(e.headerBytes, 0)
 })
 
+t.test('a HEAD of each fault path gets the head a GET would get, and no body', async t => {
+  const head = async (path: string): Promise<{ status: number, headers: Record<string, unknown> }> => {
+    // a fresh client each time: /reset resets the connection after the head
+    const r = await request(`${site.url}${path}`, { method: 'HEAD', dispatcher: patient, reset: true })
+    await r.body.dump()
+    return { status: r.statusCode, headers: r.headers }
+  }
+  const slow = await head('/slow/headers?ms=150')
+  t.equal(slow.status, 200)
+  const late = await site.journal.waitFor(1, { completed: true, filter: e => e.method === 'HEAD' && e.path === '/slow/headers' })
+  t.ok(late[0].completedMs !== null && late[0].completedMs - late[0].arrivedMs >= 145, 'a HEAD waits as long as a GET')
+  t.equal((await head('/slow/body?bytes=5000&bps=10')).headers['content-length'], '5000', 'no body to trickle: the head at once')
+  t.equal((await head('/stall?after=10&bytes=100')).headers['content-length'], '100')
+  t.equal((await head('/reset?after=10')).status, 200, 'the head goes out before the reset')
+  t.equal((await head('/lying-length?bytes=10&claim=500')).headers['content-length'], '500')
+  t.equal((await head('/broken-chunked')).headers['transfer-encoding'], 'chunked')
+  const entries = await site.journal.waitFor(6, { completed: true, filter: e => e.method === 'HEAD' })
+  for (const e of entries) {
+    t.equal(e.status, 200, `HEAD ${e.url} answered`)
+    t.equal(e.bodyBytes, 0, `HEAD ${e.url} sent no body`)
+  }
+})
+
 t.test('close() ends the site even while a connection hangs', async t => {
   const other = await startFixtureSite()
   const r = request(`${other.url}/hang`).catch((err: Error) => err)
