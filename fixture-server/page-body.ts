@@ -45,13 +45,14 @@ export function renderPage (spec: PageSpec): Buffer {
   const cosmeticTail = spec.cosmetic > 0 ? spec.cosmetic.toString(2).replace(/0/g, ' ').replace(/1/g, '\t') : ''
   if (spec.type === 'json') {
     const head = JSON.stringify({ title: spec.title, revision: spec.semantic, text: '' })
-    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - head.length - 2))
+    // the words fill the body to its size in bytes: the head, the words, the newline
+    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - Buffer.byteLength(head) - 1))
     const indent = spec.cosmetic % 2 === 1 ? 1 : undefined
     return Buffer.from(`${JSON.stringify({ title: spec.title, revision: spec.semantic, text: fill }, null, indent)}${cosmeticTail}\n`)
   }
   if (spec.type === 'text') {
     const head = `${spec.title}\nrevision ${spec.semantic}\n\n`
-    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - head.length - 1))
+    const fill = spec.text ?? words(spec.seed, seedKey, Math.max(16, (spec.size ?? 256) - Buffer.byteLength(head) - 1))
     return Buffer.from(`${head}${fill}${cosmeticTail}\n`)
   }
   const links = (spec.links ?? []).map(l => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></li>`).join('\n')
@@ -61,6 +62,6 @@ export function renderPage (spec: PageSpec): Buffer {
   const tail = `</p>\n${links.length > 0 ? `<ul>\n${links}\n</ul>\n` : ''}</body></html>\n`
   // the words fill the page to its size before any cosmetic revision, so a cosmetic
   // revision adds its comment and whitespace and never touches a word
-  const fill = spec.text !== undefined ? escapeHtml(spec.text) : words(spec.seed, seedKey, Math.max(16, (spec.size ?? 512) - head.length - tail.length))
+  const fill = spec.text !== undefined ? escapeHtml(spec.text) : words(spec.seed, seedKey, Math.max(16, (spec.size ?? 512) - Buffer.byteLength(head) - Buffer.byteLength(tail)))
   return Buffer.from(head + fill + tail.replace('</body></html>\n', `${comment}</body></html>${cosmeticTail}\n`))
 }

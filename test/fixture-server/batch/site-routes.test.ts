@@ -189,3 +189,79 @@ t.test('an origin\'s index at / lists its routes, and a route declared at / repl
   const own = site('routes:\n  - { path: /, title: Home }\n')
   t.match((await own.app.inject('/')).body, /<h1>Home<\/h1>/)
 })
+
+t.test('an ETag strategy of none sends no ETag; lastModified true keeps an honest Last-Modified and false drops it', async t => {
+  const s = site('routes:\n  - { path: /n, etag: none, lastModified: false }\n  - { path: /y, lastModified: true }\n  - { path: /h, lastModified: honest }\n')
+  const n = await s.app.inject('/n')
+  t.equal(n.headers.etag, undefined)
+  t.equal(n.headers['last-modified'], undefined)
+  t.equal((await s.app.inject({ url: '/n', headers: { 'if-modified-since': 'Thu, 01 Jan 2099 00:00:00 GMT' } })).statusCode, 200, 'nothing to validate against: always the full page')
+  const y = await s.app.inject('/y')
+  t.equal(y.headers['last-modified'], 'Mon, 22 Dec 2025 00:00:00 GMT', 'ten days before the clock start, on a whole second')
+  t.equal((await s.app.inject('/h')).headers['last-modified'], y.headers['last-modified'])
+})
+
+t.test('a redirect to a route of the same origin sends that path as Location, with its status and Retry-After', async t => {
+  const s = site('routes:\n  - { path: /old, redirect: { to: /new, status: 308, retryAfter: 4 } }\n  - { path: /new }\n')
+  const r = await s.app.inject('/old')
+  t.equal(r.statusCode, 308)
+  t.equal(r.headers.location, '/new')
+  t.equal(r.headers['retry-after'], '4')
+  t.equal((await s.app.inject(r.headers.location as string)).statusCode, 200)
+})
+
+t.test('html, text and json bodies are exactly their declared size in bytes, even with a title outside ASCII', async t => {
+  const s = site('routes:\n  - { path: /h, title: "Café ☕", body: { size: 3000 } }\n  - { path: /t, title: "Grüße", body: { type: text, size: 2KiB } }\n  - { path: /j, title: "naïve", body: { type: json, size: 1000 } }\n')
+  for (const [path, size] of [['/h', 3000], ['/t', 2048], ['/j', 1000]] as const) {
+    const r = await s.app.inject(path)
+    t.equal(r.rawPayload.length, size, path)
+    t.equal(r.headers['content-length'], String(size), path)
+  }
+  t.match(JSON.parse((await s.app.inject('/j')).body), { title: 'naïve', revision: 0 })
+})
+
+t.test('a bytes body past 4 MiB is streamed at its declared length, the same bytes for the same seed', async t => {
+  const yaml = 'routes:\n  - { path: /big, body: { type: bytes, size: 5MiB } }\n'
+  const [a, b, c] = [site(yaml, 'one'), site(yaml, 'one'), site(yaml, 'two')]
+  const head = await a.app.inject({ method: 'HEAD', url: '/big' })
+  t.equal(head.headers['content-length'], String(5 * 1024 * 1024))
+  const [ra, rb, rc] = await Promise.all([a.app.inject('/big'), b.app.inject('/big'), c.app.inject('/big')])
+  t.equal(ra.rawPayload.length, 5 * 1024 * 1024)
+  t.ok(ra.rawPayload.equals(rb.rawPayload), 'same seed, same bytes')
+  t.equal(ra.headers.etag, rb.headers.etag)
+  t.notOk(ra.rawPayload.equals(rc.rawPayload), 'another seed, other bytes')
+  t.not(ra.headers.etag, rc.headers.etag)
+})
+
+t.test('a site whose clock says realTime follows the real clock from its start; without it, site time stands still', async t => {
+  const live = site('clock: { start: 2027-05-01T00:00:00Z, realTime: true }\nroutes: [{ path: /a }]\n')
+  const still = site('clock: { start: 2027-05-01T00:00:00Z }\nroutes: [{ path: /a }]\n')
+  const epoch = async (s: ReturnType<typeof site>): Promise<number> => (JSON.parse((await s.app.inject('/_webkrab/clock')).body) as { epochMs: number }).epochMs
+  const [l0, s0] = [await epoch(live), await epoch(still)]
+  await new Promise(resolve => setTimeout(resolve, 40))
+  const [l1, s1] = [await epoch(live), await epoch(still)]
+  t.ok(l0 >= Date.parse('2027-05-01T00:00:00Z') && l1 - l0 >= 35, `real-time site time moved ${l1 - l0} ms`)
+  t.equal(s0, Date.parse('2027-05-01T00:00:00Z'))
+  t.equal(s1, s0, 'the still clock did not move')
+  t.equal((await still.app.inject('/a')).headers.date, 'Sat, 01 May 2027 00:00:00 GMT')
+})
+
+t.test('a response sequence step can carry its own headers, and a 2xx step serves the page with its validators', async t => {
+  const s = site('routes:\n  - path: /s\n    sequence:\n      - { status: 503, retryAfter: 2, headers: { x-step: one } }\n      - { status: 200, headers: { x-step: two } }\n')
+  const a = await s.app.inject('/s')
+  t.equal(a.statusCode, 503)
+  t.equal(a.headers['x-step'], 'one')
+  const b = await s.app.inject('/s')
+  t.equal(b.statusCode, 200)
+  t.equal(b.headers['x-step'], 'two')
+  t.equal(b.headers['retry-after'], undefined)
+  t.equal((await s.app.inject({ url: '/s', headers: { 'if-none-match': b.headers.etag as string } })).statusCode, 304, 'the last step repeats, and honours If-None-Match')
+})
+
+t.test('an auth route answers 401 with the challenge it declares', async t => {
+  const s = site('routes:\n  - { path: /members, status: 401, headers: { www-authenticate: Basic realm="members" } }\n')
+  const r = await s.app.inject('/members')
+  t.equal(r.statusCode, 401)
+  t.equal(r.headers['www-authenticate'], 'Basic realm="members"')
+  t.equal((await s.app.inject({ url: '/members', headers: { 'if-none-match': r.headers.etag as string } })).statusCode, 401, 'preconditions apply only to a 2xx (RFC 9110 13.2.1)')
+})
