@@ -26,8 +26,22 @@ function validate (): ValidateFunction {
 /** Static catalogue paths a site route may not reuse on an origin that serves the catalogue. */
 const CATALOGUE_PATHS = new Set(CATALOGUE.map(e => e.path.split('?')[0]).filter(p => !/[A-Z]/.test(p)))
 
+/** What a pattern of the schema means, said the way a site file's author writes it. */
+const PATTERN_RULES: Record<string, string> = {
+  '^(\\d+(\\.\\d+)?(ms|s|m|h|d))+$': 'is not a duration (500ms, 30s, 10m, 1h, 1d, or 1h30m; a number is milliseconds)',
+  '^-?(\\d+(\\.\\d+)?(ms|s|m|h|d))+$': 'is not a duration (500ms, 30s, 10m, 1h, 1d; -5m runs behind)',
+  '^\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?$': 'is not a size (1024, 20KB, 512KiB)',
+  '^[a-z][a-z0-9-]*$': 'must be lower-case letters, digits and dashes, starting with a letter',
+  '^/[^?#\\s]*$': 'must be a path starting with / (no query, fragment or spaces)',
+  '^date:\\+?\\d+$': 'must be seconds, or date:+N for an HTTP-date N seconds after Date'
+}
+
 function describe (err: ErrorObject): string {
   const where = err.instancePath === '' ? 'the site' : err.instancePath
+  if (err.keyword === 'pattern') {
+    const rule = PATTERN_RULES[String((err.params as { pattern: string }).pattern)]
+    if (rule !== undefined) return `${where} ${rule}`
+  }
   if (err.keyword === 'additionalProperties') return `${where} has an unknown property "${String((err.params as { additionalProperty: string }).additionalProperty)}"`
   if (err.keyword === 'enum') return `${where} must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map(v => JSON.stringify(v)).join(', ')}`
   if (err.keyword === 'required') return `${where} needs "${String((err.params as { missingProperty: string }).missingProperty)}"`
