@@ -77,6 +77,16 @@ t.test('br and deflate bombs decode to the asked size at about the asked ratio',
   }
 })
 
+t.test('br and deflate bombs of 100 MB are generated as streams too: the process grows by far less than the body', async t => {
+  for (const [encoding, decode] of [['br', createBrotliDecompress], ['deflate', createInflate]] as const) {
+    const before = process.memoryUsage.rss()
+    const r = await drain(`/gzip-bomb?bytes=100MB&encoding=${encoding}`, decode)
+    t.equal(r.decoded, 100e6, `${encoding} inflates to 100 MB`)
+    t.ok(r.wire < 200_000, `${encoding}: ${r.wire} bytes on the wire`)
+    t.ok(r.peakRss - before < 64 * MB, `${encoding}: RSS grew ${((r.peakRss - before) / MB).toFixed(1)} MiB`)
+  }
+})
+
 t.test('a HEAD of /bytes/10GB answers at once with the length and never generates the body', async t => {
   const r = await request(`${site.url}/bytes/10GB`, { method: 'HEAD' })
   t.equal(r.statusCode, 200)
