@@ -1,0 +1,47 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fromRoot } from '../../common/paths.js'
+
+// README.md's "From your own tests" examples, run as a user would: from a project of their
+// own where webkrab is installed (node_modules/webkrab), with node:test and with tap.
+
+const readme = readFileSync(fromRoot('README.md'), 'utf8')
+const section = readme.slice(readme.indexOf('### From your own tests'), readme.indexOf('## The reference crawler'))
+const examples = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map(m => m[1])
+
+function project (dir: string): void {
+  mkdirSync(join(dir, 'node_modules'))
+  symlinkSync(fromRoot('.'), join(dir, 'node_modules', 'webkrab'), 'dir')
+  symlinkSync(fromRoot('node_modules', 'tap'), join(dir, 'node_modules', 'tap'), 'dir')
+}
+
+// a clean environment: the examples must not lean on this test runner's settings
+const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
+
+t.test('the node:test example of README.md passes in a project that installed webkrab', async t => {
+  const code = examples.find(e => e.includes("from 'node:test'"))
+  if (code === undefined) throw new Error('README.md has no node:test example')
+  const dir = t.testdir()
+  project(dir)
+  writeFileSync(join(dir, 'revisit.test.mjs'), code)
+  const r = spawnSync(process.execPath, ['--test', 'revisit.test.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 })
+  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  t.equal(r.status, 0, 'node --test exits 0')
+  t.match(r.stdout, /# pass 1\n/)
+  t.match(r.stdout, /# fail 0\n/)
+})
+
+t.test('the tap example of README.md passes in a project that installed webkrab', async t => {
+  const code = examples.find(e => e.includes("from 'tap'"))
+  if (code === undefined) throw new Error('README.md has no tap example')
+  const dir = t.testdir()
+  project(dir)
+  writeFileSync(join(dir, 'status.test.mjs'), code)
+  const r = spawnSync(process.execPath, ['status.test.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 })
+  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  t.equal(r.status, 0, 'the tap file exits 0')
+  t.match(r.stdout, /^ok 1 - a 429 comes with the Retry-After the site was asked for/m)
+  t.notMatch(r.stdout, /^not ok/m)
+})
