@@ -68,8 +68,9 @@ t.test('the built-in site runs main and offsite on their own ports, and /redirec
   t.equal(entry.originUrl, site.origins[1].url)
 })
 
-t.test('webkrab serve prints one origin line per origin, main first, and stops on SIGTERM', async t => {
-  const child = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--seed', '9'], { stdio: ['ignore', 'pipe', 'pipe'] })
+t.test('webkrab serve prints one origin line per origin, main first, honours its flags, and stops on SIGTERM', async t => {
+  const start = Date.parse('2030-06-01T00:00:00Z')
+  const child = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--seed', '9', '--clock-start', '2030-06-01T00:00:00Z', '--real-time', '--journal-size', '2'], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout.setEncoding('utf8')
   while (!/origin offsite .*\n/.test(out)) {
@@ -79,12 +80,52 @@ t.test('webkrab serve prints one origin line per origin, main first, and stops o
   const lines = out.trim().split('\n')
   t.match(lines[0], /^origin main http:\/\/127\.0\.0\.1:\d+$/)
   t.match(lines[1], /^origin offsite http:\/\/127\.0\.0\.1:\d+$/)
-  const r = await request(`${lines[0].split(' ')[2]}/validators/strong`)
+  const main = lines[0].split(' ')[2]
+  const r = await request(`${main}/validators/strong`)
   t.equal(r.statusCode, 200)
   await r.body.dump()
+  // --clock-start and --real-time: site time began at the start and follows the real clock
+  const date = Date.parse(r.headers.date as string)
+  t.ok(date >= start && date < start + 60_000, `Date ${String(r.headers.date)}`)
+  const clock = async (): Promise<number> => ((await (await request(`${main}/_webkrab/clock`)).body.json()) as { epochMs: number }).epochMs
+  const c0 = await clock()
+  await new Promise(resolve => setTimeout(resolve, 50))
+  t.ok(await clock() - c0 >= 45, 'site time moves on its own')
+  // --seed: the same bytes a site built in code with that seed serves
+  const bytes = Buffer.from(await (await request(`${main}/bytes/256`)).body.arrayBuffer())
+  const same = buildFixtureSite(null, { seed: '9' })
+  t.teardown(() => same.close())
+  t.ok(bytes.equals((await same.app.inject('/bytes/256')).rawPayload), 'the seed decides the bytes')
+  // --journal-size 2: three requests so far, the ring keeps two and counts one dropped
+  await (await request(`${main}/validators/weak`)).body.dump()
+  const journal = await (await request(`${main}/_webkrab/journal`)).body.json() as { entries: unknown[], dropped: number }
+  t.equal(journal.entries.length, 2)
+  t.equal(journal.dropped, 1)
   child.kill('SIGTERM')
   const [code] = await once(child, 'exit') as [number]
   t.equal(code, 0)
+})
+
+t.test('with a port, the main origin takes it and the others the ports after it', async t => {
+  // two free ports in a row: ask the system for one, check the next is free too
+  let port = 0
+  for (let i = 0; i < 20 && port === 0; i++) {
+    const probe = await startFixtureSite({ routes: [{ path: '/a' }] })
+    const p = Number(new URL(probe.url).port)
+    await probe.close()
+    if (p < 65535) {
+      try {
+        const pair = await startFixtureSite({ origins: [{ name: 'main' }, { name: 'cdn' }] }, { port: p })
+        t.teardown(() => pair.close())
+        t.same(pair.origins.map(o => o.url), [`http://127.0.0.1:${p}`, `http://127.0.0.1:${p + 1}`])
+        port = p
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'WEBKRAB_ERR_BAD_FLAG') throw err
+      }
+    }
+  }
+  t.not(port, 0, 'found two free ports in a row')
+  await t.rejects(startFixtureSite(null, { port }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /cannot listen on 127\.0\.0\.1:/ }, 'a port in use is bad input, not a crash')
 })
 
 t.test('webkrab serve beyond loopback warns and requires a generated token', async t => {
