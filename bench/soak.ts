@@ -294,7 +294,8 @@ export function formatSoak (r: SoakResult): string {
     `server soak: ${r.connections} connections, ${r.duration} s, ${SOAK_PATHS.length} paths`,
     `  requests   ${r.served.received} received, ${r.client.answered} answered in full (${r.client.requestsPerSec.toFixed(0)}/s)`,
     `  statuses   ${codes}`,
-    `  journal    ${r.journal.recorded} recorded: ${r.journal.kept} kept, ${r.journal.dropped} dropped`,
+    // kept and dropped also count what the site was asked before the load (the ETag the mix sends)
+    `  journal    ${r.journal.recorded} recorded under load; the ring of ${r.journal.size} holds ${r.journal.kept} and dropped ${r.journal.dropped}, with ${r.journal.kept + r.journal.dropped - r.journal.recorded} asked before the load`,
     `  memory     heap ${r.memory.heapMiB.start} -> ${r.memory.heapMiB.ringFull} (ring full) -> ${r.memory.heapMiB.end} MiB; RSS peak ${r.memory.rssMiB.peak} MiB`,
     ...r.checks.map(c => `  ${c.pass ? 'pass' : 'FAIL'}: ${c.name}: ${c.detail}`),
     ''
