@@ -6,6 +6,7 @@ import type { Outcome } from '../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from './policy/vary.js'
 import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
+import { StoreCheckpointer } from './store-checkpointer.js'
 import { inspect, migrate, wrapOpenError } from './store-open.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
@@ -42,10 +43,13 @@ export class Store {
   private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
   private batched = 0
   private batchTimer: NodeJS.Timeout | null = null
+  /** Checkpoints on a thread of their own once a run writes enough (store-checkpointer.ts). */
+  private readonly checkpointer: StoreCheckpointer
 
   private constructor (path: string, db: Database.Database) {
     this.path = path
     this.db = db
+    this.checkpointer = new StoreCheckpointer(path, pages => { if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`) })
     this.stmts = this.prepare()
     this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
       const vary = formatVary(write.vary) ?? ''
@@ -248,7 +252,10 @@ export class Store {
     if (this.batchTimer !== null) clearTimeout(this.batchTimer)
     this.batchTimer = null
     this.batched = 0
-    if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
+    if (this.db.open && this.db.inTransaction) {
+      this.db.exec('COMMIT')
+      this.checkpointer.afterCommit()
+    }
     // between commits another connection could write: forget what was seen
     this.rows.clear()
   }
@@ -295,6 +302,8 @@ export class Store {
   close (): void {
     if (!this.db.open) return
     this.commit()
+    // the worker's connection closes first, so that this one, the last, checkpoints what is left
+    this.checkpointer.close()
     this.db.close()
   }
 }
