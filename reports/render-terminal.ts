@@ -52,7 +52,8 @@ export function renderTerminal (report: FetchReport, options: TerminalOptions): 
     ` (${formatShare(b.savedShare)} of ${formatCount(b.unconditionalEstimate)} B unconditional)`)
 
   head('Incomplete', s.incomplete.length === 0 ? 'none' : c.red(`${s.incomplete.length} ${plural(s.incomplete.length, 'response')}`))
-  for (const i of s.incomplete) detail([['  - ', plain], [i.url, plain], ['  ', plain], [i.budget ?? 'cut', c.red], ['  ', plain], [i.reason, c.dim]])
+  // the budget that cut it, when one did (a reset connection or an interrupted run names none)
+  for (const i of s.incomplete) detail([['  - ', plain], [i.url, plain], ...(i.budget === null ? [] : [['  ', plain], [i.budget, c.red]] as [string, (t: string) => string][]), ['  ', plain], [i.reason, c.dim]])
 
   const leftDeferred = s.deferred.filter(d => !d.resumed).length
   const resumed = s.deferred.length - leftDeferred

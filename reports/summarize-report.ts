@@ -29,8 +29,9 @@ export interface DeferredOrigin {
   /**
    * The crawler waited the signal out within the run and carried on (a 503
    * with a short Retry-After before a retry): the origin carries the deferral,
-   * but no work was left deferred at the end. Listed after the origins that
-   * ended deferred, and not counted with them.
+   * but requests to it followed the answer that deferred it, and none of its
+   * resources ended deferred. Listed after the origins that ended deferred,
+   * and not counted with them.
    */
   resumed: boolean
 }
@@ -65,12 +66,13 @@ const ATTENTION_QUALITIES = new Set<string>(['churning', 'future-last-modified',
 export function summarizeReport (report: FetchReport): ReportSummary {
   const deferred: DeferredOrigin[] = report.deferred.map(d => ({ origin: d.origin, signal: d.signal, reason: d.reason, until: d.until, urls: d.urls, resumed: false }))
   // an origin may carry a deferral the deferred[] list does not repeat: show it all the same,
-  // as left deferred if some of its resources ended so, else as waited out and resumed
+  // as waited out and resumed when the crawler asked it again after the deferring answer
   const resumed: DeferredOrigin[] = []
   for (const o of report.origins) {
     if (o.deferral !== null && !deferred.some(d => d.origin === o.origin)) {
       const urls = report.resources.filter(r => r.outcome === 'deferred' && originOf(r.url) === o.origin).map(r => r.url)
-      ;(urls.length > 0 ? deferred : resumed).push({ origin: o.origin, ...o.deferral, urls, resumed: urls.length === 0 })
+      const carriedOn = urls.length === 0 && askedAgain(report, o.origin, o.deferral.signal)
+      ;(carriedOn ? resumed : deferred).push({ origin: o.origin, ...o.deferral, urls, resumed: carriedOn })
     }
   }
   deferred.push(...resumed)
@@ -112,6 +114,18 @@ export function summarizeReport (report: FetchReport): ReportSummary {
     },
     attention
   }
+}
+
+/**
+ * Whether the origin was asked again after the answer that deferred it: the
+ * last exchange with the signal's status (`503 Retry-After: 1` → 503) is
+ * followed by another request to the origin.
+ */
+function askedAgain (report: FetchReport, origin: string, signal: string): boolean {
+  const status = Number(/^\d{3}/.exec(signal)?.[0] ?? NaN)
+  const exchanges = report.exchanges.filter(e => e.origin === origin)
+  const trigger = exchanges.filter(e => e.status === status).reduce<FetchReport['exchanges'][number] | null>((last, e) => last === null || e.startMs > last.startMs ? e : last, null)
+  return trigger !== null && exchanges.some(e => e.startMs > trigger.startMs)
 }
 
 /**

@@ -122,3 +122,13 @@ t.test('an origin that waited out a short Retry-After and carried on is told apa
   t.match(waited, '503 Retry-After: 1  waited until 2026-01-01T00:00:01.000Z, then resumed  nothing left deferred')
   t.ok(lines.findIndex(l => l.includes(ORIGIN_A)) > lines.findIndex(l => l.includes(report.deferred[0].origin)), 'after the origin left deferred')
 })
+
+t.test('an origin the run never asked again after its deferring answer counts as deferred, even when the deferred list leaves it out', async t => {
+  // an interrupted run: ORIGIN_B's 429 was its last exchange, and its resources ended incomplete rather than deferred
+  const report = makeReport()
+  report.deferred = []
+  report.resources = report.resources.map(r => r.outcome === 'deferred' ? { ...r, outcome: 'incomplete' as const } : r)
+  const lines = section(renderTerminal(report, { color: false }), 'Deferred')
+  t.match(lines[0], /^Deferred\s+1 origin$/)
+  t.match(lines.find(l => l.includes(report.origins[1].origin)), `${report.origins[1].deferral?.signal ?? ''}  until `)
+})
