@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import Database from 'better-sqlite3'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, watch } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, watch } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { seededRandom } from '../../crawler/policy/backoff.js'
@@ -236,7 +237,10 @@ async function chain (t: Test, n: number, seed: number, dir: string): Promise<Ch
 }
 
 t.test('a crawl killed with SIGKILL twenty times keeps every commit whole, and a rerun completes the work', async t => {
-  const dir = t.testdir()
+  // a folder of its own rather than t.testdir(), whose name is fixed: another run of this
+  // file at the same time (a second checkout's suite) would share, and empty, the stores
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-crash-'))
+  t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
   const chains = await Promise.all(Array.from({ length: CHAINS }, async (_, n) => await chain(t, n, 0x5eed + n, dir)))
   const kills = chains.reduce((sum, c) => sum + c.killedRuns, 0)
   t.equal(kills, CHAINS * KILLS_PER_CHAIN, 'every run was killed with SIGKILL before it could finish')
