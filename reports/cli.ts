@@ -42,8 +42,9 @@ export function registerReport (program: Command): void {
  * `schema`, as /_webkrab/journal serves it) renders only as HAR.
  */
 export function renderFile (text: string, source: string, format: ReportFormat, terminal: { color: boolean, width?: number }): string {
-  const journal = format === 'har' ? asJournal(text, source) : null
-  if (journal !== null) return JSON.stringify(journalToHar(journal), null, 2) + '\n'
+  const journal = asJournal(text, source)
+  if (journal !== null && format === 'har') return JSON.stringify(journalToHar(journal), null, 2) + '\n'
+  if (journal !== null) throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: a fixture-site journal, not a fetch report; a journal renders only as HAR (--format har)`)
   const report = parseReport(text, source)
   switch (format) {
     case 'terminal': return renderTerminal(report, terminal)

@@ -73,6 +73,7 @@ t.test('a fixture-site journal renders as HAR, and as nothing else', async t => 
   t.equal(har.log.entries[0].response.bodySize, 10)
   const html = t.throws(() => renderFile(journal, 'journal.json', 'html', plain)) as WebkrabError
   t.equal(html.code, 'WEBKRAB_ERR_BAD_REPORT')
+  t.match(html.message, 'journal.json: a fixture-site journal, not a fetch report; a journal renders only as HAR (--format har)')
   const bad = t.throws(() => renderFile(JSON.stringify({ entries: [{ ...entry, seq: 'one' }] }), 'journal.json', 'har', plain)) as WebkrabError
   t.equal(bad.exitCode, 2)
   t.match(bad.message, 'journal.json: journal entry /entries/0/seq must be a number')
