@@ -1,12 +1,14 @@
+import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { errors } from '../common/errors.js'
 import { buildFixtureSite, type FixtureOptions, type FixtureSite } from './build-fixture-site.js'
+import { isLoopback } from './loopback.js'
 import type { Journal } from './journal.js'
 import type { SiteClock } from './site-clock.js'
 import { originsOf, type SiteDefinition } from './site-definition.js'
 
 export interface StartOptions extends FixtureOptions {
-  /** Default 127.0.0.1. */
+  /** Default 127.0.0.1. Any other host gets an admin token (generated unless `token` is given). */
   host?: string
   /** The main origin's port (default 0: any free port); other origins take the next ones. */
   port?: number
@@ -20,6 +22,8 @@ export interface RunningSite {
   journal: Journal
   clock: SiteClock
   site: FixtureSite
+  /** What /_webkrab/* wants in `x-webkrab-token`; undefined when the admin paths are open (loopback, no token asked). */
+  token: string | undefined
   close: () => Promise<void>
 }
 
@@ -33,7 +37,10 @@ function urlOf (host: string, port: number): string {
 /** Builds the site and listens, one port per origin; resolves once every origin listens. */
 export async function startFixtureSite (site?: SiteDefinition | null, options: StartOptions = {}): Promise<RunningSite> {
   const host = options.host ?? '127.0.0.1'
-  const built = buildFixtureSite(site, options)
+  // beyond loopback, anyone who can reach the site could move its clock or empty its
+  // journal: the admin paths get a token, in code as on the command line
+  const token = options.token ?? (isLoopback(host) ? undefined : randomBytes(18).toString('base64url'))
+  const built = buildFixtureSite(site, { ...options, token })
   const declared = originsOf(built.definition)
   const origins: Array<{ name: string, url: string }> = []
   try {
@@ -61,6 +68,7 @@ export async function startFixtureSite (site?: SiteDefinition | null, options: S
     journal: built.journal,
     clock: built.clock,
     site: built,
+    token,
     close: built.close
   }
 }

@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { request } from 'undici'
 import { isWebkrabError } from '../../common/errors.js'
 import { fromRoot } from '../../common/paths.js'
 import { parseYamlSource } from '../../conformance/yaml-source.js'
@@ -33,6 +34,28 @@ t.test('the fixture site binds loopback unless told otherwise, in code and on th
   await once(child, 'exit')
   t.match(out, /^origin main http:\/\/127\.0\.0\.1:\d+\norigin offsite http:\/\/127\.0\.0\.1:\d+\n$/, 'webkrab serve prints loopback origins and no token')
   t.equal(err, '', 'and no warning')
+})
+
+t.test('a site started in code beyond loopback gets an admin token too; crawled paths stay open', async t => {
+  const site = await startFixtureSite(null, { host: '0.0.0.0' })
+  t.teardown(async () => { await site.close() })
+  t.type(site.token, 'string')
+  t.ok((site.token ?? '').length >= 20, 'a token hard to guess')
+  const port = new URL(site.url).port
+  // this test talks to loopback only, whatever the site listens on
+  const denied = await request(`http://127.0.0.1:${port}/_webkrab/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advance":"1d"}' })
+  t.equal(denied.statusCode, 403)
+  await denied.body.dump()
+  t.equal(site.clock.now(), Date.parse('2026-01-01T00:00:00Z'), 'the clock did not move')
+  const allowed = await request(`http://127.0.0.1:${port}/_webkrab/journal`, { headers: { 'x-webkrab-token': site.token ?? '' } })
+  t.equal(allowed.statusCode, 200)
+  await allowed.body.dump()
+  const page = await request(`http://127.0.0.1:${port}/validators/strong`)
+  t.equal(page.statusCode, 200)
+  await page.body.dump()
+  const local = await startFixtureSite()
+  t.teardown(async () => { await local.close() })
+  t.equal(local.token, undefined, 'on loopback the admin paths are open, for tests')
 })
 
 t.test('YAML is read without custom tags: every WebKrab file refuses one, saying where', async t => {
