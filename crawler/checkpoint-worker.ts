@@ -26,28 +26,34 @@ function done (): void {
   parentPort?.close()
 }
 
-let db: Database.Database
-try {
-  db = new Database(path, { fileMustExist: true })
-  // the same durability as the writer: the WAL is synced before it is copied, the database after
-  db.pragma('synchronous = NORMAL')
-} catch {
-  // no thread for checkpoints: the writer makes them, as it does without one
-  done()
-  throw new Error(`checkpoint worker: cannot open ${path}`)
+function open (): Database.Database | null {
+  try {
+    const db = new Database(path, { fileMustExist: true })
+    // the same durability as the writer: the WAL is synced before it is copied, the database after
+    db.pragma('synchronous = NORMAL')
+    return db
+  } catch {
+    return null
+  }
 }
 
-parentPort?.on('message', (message: 'checkpoint' | 'stop') => {
-  if (message === 'stop') {
-    db.close()
-    done()
-    return
-  }
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)')
-  } catch {
-    // busy or interrupted: the next one, or the writer's own checkpoint at close, copies these pages
-  } finally {
-    Atomics.store(flags, 0, 0)
-  }
-})
+const db = open()
+if (db === null) {
+  // no thread for checkpoints: the writer makes them, as it does without one
+  done()
+} else {
+  parentPort?.on('message', (message: 'checkpoint' | 'stop') => {
+    if (message === 'stop') {
+      db.close()
+      done()
+      return
+    }
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)')
+    } catch {
+      // busy or interrupted: the next one, or the writer's own checkpoint at close, copies these pages
+    } finally {
+      Atomics.store(flags, 0, 0)
+    }
+  })
+}

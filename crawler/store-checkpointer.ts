@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs'
 import { Worker } from 'node:worker_threads'
 
 /**
@@ -13,7 +12,7 @@ import { Worker } from 'node:worker_threads'
  * so the writer's close is the last one and checkpoints what is left.
  */
 
-/** WAL bytes written since the last checkpoint that start one. */
+/** Bytes committed to the log since the last checkpoint that start one. */
 export const CHECKPOINT_EVERY_BYTES = 2 * 1024 * 1024
 
 /**
@@ -22,34 +21,38 @@ export const CHECKPOINT_EVERY_BYTES = 2 * 1024 * 1024
  */
 export const WRITER_AUTOCHECKPOINT_PAGES = 4096
 
+/** SQLite's own automatic checkpoint (pages), restored when the worker cannot run. */
+const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1000
+
 /** How long closing waits for a checkpoint in progress to finish. */
 const CLOSE_WAIT_MS = 15_000
 
 export class StoreCheckpointer {
   private worker: Worker | null = null
   private readonly flags = new Int32Array(new SharedArrayBuffer(8))
-  private lastWalBytes = 0
+  /** Bytes committed since the last checkpoint was asked for. */
+  private sinceLast = 0
   private failed = false
 
   /** `setWriterCheckpoint(pages)`: the writer's automatic checkpoint, raised while the worker runs. */
   constructor (private readonly path: string, private readonly setWriterCheckpoint: (pages: number) => void) {}
 
-  /** After a commit: starts a checkpoint when the log has grown enough and none is running. */
-  afterCommit (): void {
+  /**
+   * After a commit of about `bytes` (the bodies and records it wrote): starts a checkpoint
+   * once enough has been committed since the last one, and none is running.
+   */
+  afterCommit (bytes: number): void {
     if (this.failed) return
-    let walBytes: number
-    try {
-      walBytes = statSync(`${this.path}-wal`).size
-    } catch {
+    if (this.worker !== null && Atomics.load(this.flags, 1) === 1) {
+      // the worker could not open the store and is gone: checkpoints are the writer's again
+      this.fail()
       return
     }
-    // the log is rewritten from its start once checkpointed: a smaller file is a fresh log
-    if (walBytes < this.lastWalBytes) this.lastWalBytes = 0
-    if (walBytes - this.lastWalBytes < CHECKPOINT_EVERY_BYTES) return
-    if (Atomics.load(this.flags, 0) === 1) return
+    this.sinceLast += bytes
+    if (this.sinceLast < CHECKPOINT_EVERY_BYTES || Atomics.load(this.flags, 0) === 1) return
     const worker = this.start()
     if (worker === null) return
-    this.lastWalBytes = walBytes
+    this.sinceLast = 0
     Atomics.store(this.flags, 0, 1)
     worker.postMessage('checkpoint')
   }
@@ -59,10 +62,7 @@ export class StoreCheckpointer {
     try {
       const worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), { workerData: { path: this.path, control: this.flags.buffer } })
       // a worker that fails leaves checkpoints to the writer, as without one
-      worker.on('error', () => {
-        this.failed = true
-        this.setWriterCheckpoint(1000)
-      })
+      worker.on('error', () => { this.fail() })
       worker.unref()
       this.worker = worker
       this.setWriterCheckpoint(WRITER_AUTOCHECKPOINT_PAGES)
@@ -71,6 +71,11 @@ export class StoreCheckpointer {
       this.failed = true
       return null
     }
+  }
+
+  private fail (): void {
+    this.failed = true
+    this.setWriterCheckpoint(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES)
   }
 
   /** Whether a checkpoint is asked for or running now. */

@@ -42,6 +42,8 @@ export class Store {
   private readonly stmts: ReturnType<Store['prepare']>
   private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
   private batched = 0
+  /** About how many bytes the open group commit writes (bodies and records), for the checkpointer. */
+  private batchedBytes = 0
   private batchTimer: NodeJS.Timeout | null = null
   /** Checkpoints on a thread of their own once a run writes enough (store-checkpointer.ts). */
   private readonly checkpointer: StoreCheckpointer
@@ -238,6 +240,8 @@ export class Store {
     // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
     if (!this.db.inTransaction) this.db.exec('BEGIN')
     const id = this.saveTx(write, body, observation)
+    // a record's row and observation take a page's share; a replaced body its own size
+    this.batchedBytes += 1024 + (body.kind === 'replace' ? write.bodyBytes : 0)
     if (++this.batched >= BATCH_RECORDS) {
       this.commit()
     } else if (this.batchTimer === null) {
@@ -252,9 +256,11 @@ export class Store {
     if (this.batchTimer !== null) clearTimeout(this.batchTimer)
     this.batchTimer = null
     this.batched = 0
+    const bytes = this.batchedBytes
+    this.batchedBytes = 0
     if (this.db.open && this.db.inTransaction) {
       this.db.exec('COMMIT')
-      this.checkpointer.afterCommit()
+      this.checkpointer.afterCommit(bytes)
     }
     // between commits another connection could write: forget what was seen
     this.rows.clear()

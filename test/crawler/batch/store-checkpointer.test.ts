@@ -29,11 +29,11 @@ t.test('a log grown past the threshold is copied into the database file by the w
   const before = statSync(path).size
   const blob = Buffer.alloc(20_000, 1)
   db.transaction(() => { for (let i = 0; i < 40; i++) db.prepare('INSERT INTO b VALUES (?)').run(blob) })()
-  c.afterCommit()
+  c.afterCommit(40 * blob.length)
   t.equal(c.running, false, 'no thread for a log under the threshold')
   const more = Math.ceil(CHECKPOINT_EVERY_BYTES / blob.length) + 10
   db.transaction(() => { for (let i = 0; i < more; i++) db.prepare('INSERT INTO b VALUES (?)').run(blob) })()
-  c.afterCommit()
+  c.afterCommit(more * blob.length)
   t.equal(c.running, true, 'the worker started')
   t.same(pages, [WRITER_AUTOCHECKPOINT_PAGES], 'the writer\'s own checkpoint is raised to a safety net')
   await idle(c)
