@@ -38,6 +38,8 @@ t.test('/flaky fails the first N requests of each key, then answers 200', async 
   }
   t.same(await statuses('/flaky?fail=2&key=a', 3), [503, 503, 200])
   t.same(await statuses('/flaky?fail=2&key=b&status=429', 3), [429, 429, 200], 'another key counts apart')
+  t.same(await statuses('/flaky?fail=1&status=500', 2), [500, 200], 'without a key, the URL is the client')
+  t.same(await statuses('/flaky?fail=1&status=502', 2), [502, 200], 'so another URL counts apart')
   const r = await get('/flaky?fail=1&key=c&retry-after=7')
   t.equal(r.headers['retry-after'], '7')
   site.reset()

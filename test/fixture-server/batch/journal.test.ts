@@ -42,6 +42,10 @@ t.test('an entry records the request as sent and the response as sent', async t 
   t.ok(typeof e.responseHeaders.etag === 'string' && typeof e.responseHeaders.date === 'string')
   t.equal(e.bodyBytes, 2048)
   t.ok(e.headerBytes > 100)
+  t.ok(typeof e.completedMs === 'number' && e.completedMs >= e.arrivedMs, 'arrival and completion in monotonic ms')
+  t.equal(e.completedAt, '2026-01-01T00:00:00.000Z', 'completion in site time')
+  t.type(e.connectionId, 'number')
+  t.equal(e.renderMs, 0)
 })
 
 t.test('admin paths are not journalled, and the journal reads over HTTP as JSON and NDJSON', async t => {
