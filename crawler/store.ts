@@ -6,7 +6,6 @@ import type { Outcome } from '../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from './policy/vary.js'
 import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
-import { StoreCheckpointer } from './store-checkpointer.js'
 import { inspect, migrate, wrapOpenError } from './store-open.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
@@ -42,16 +41,11 @@ export class Store {
   private readonly stmts: ReturnType<Store['prepare']>
   private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
   private batched = 0
-  /** About how many bytes the open group commit writes (bodies and records), for the checkpointer. */
-  private batchedBytes = 0
   private batchTimer: NodeJS.Timeout | null = null
-  /** Checkpoints on a thread of their own once a run writes enough (store-checkpointer.ts). */
-  private readonly checkpointer: StoreCheckpointer
 
   private constructor (path: string, db: Database.Database) {
     this.path = path
     this.db = db
-    this.checkpointer = new StoreCheckpointer(path, pages => { if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`) })
     this.stmts = this.prepare()
     this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
       const vary = formatVary(write.vary) ?? ''
@@ -240,8 +234,6 @@ export class Store {
     // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
     if (!this.db.inTransaction) this.db.exec('BEGIN')
     const id = this.saveTx(write, body, observation)
-    // a record's row and observation take a page's share; a replaced body its own size
-    this.batchedBytes += 1024 + (body.kind === 'replace' ? write.bodyBytes : 0)
     if (++this.batched >= BATCH_RECORDS) {
       this.commit()
     } else if (this.batchTimer === null) {
@@ -256,12 +248,7 @@ export class Store {
     if (this.batchTimer !== null) clearTimeout(this.batchTimer)
     this.batchTimer = null
     this.batched = 0
-    const bytes = this.batchedBytes
-    this.batchedBytes = 0
-    if (this.db.open && this.db.inTransaction) {
-      this.db.exec('COMMIT')
-      this.checkpointer.afterCommit(bytes)
-    }
+    if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
     // between commits another connection could write: forget what was seen
     this.rows.clear()
   }
@@ -308,8 +295,6 @@ export class Store {
   close (): void {
     if (!this.db.open) return
     this.commit()
-    // the worker's connection closes first, so that this one, the last, checkpoints what is left
-    this.checkpointer.close()
     this.db.close()
   }
 }
