@@ -141,10 +141,14 @@ function amount (name: string, value: number | undefined): number | null {
 }
 
 /** A timeout: more than 0 (undici reads 0 as "no timeout", and a total of 0 would cut every body at once). */
+/** Node's longest timer (2^31 - 1 ms, about 24.8 days): a longer one would fire at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
 function timeout (name: string, value: number | undefined): number | null {
   const v = amount(name, value)
   if (v === 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be longer than 0`)
-  return v
+  // a timeout of a month is as good as none: held at the longest timer Node can set
+  return v === null ? null : Math.min(v, MAX_TIMEOUT_MS)
 }
 
 /** Validates options before anything is opened or sent; bad input throws a WebKrab input error. */
