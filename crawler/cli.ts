@@ -102,8 +102,9 @@ export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): Crawl
 async function summary (report: FetchReport): Promise<string> {
   try {
     const { renderTerminal } = await import('../reports/render-terminal.js')
-    const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
-    return renderTerminal(report, { color, width: process.stdout.isTTY === true ? process.stdout.columns : undefined })
+    const { wantsColor } = await import('../reports/cli.js')
+    // the same rule as webkrab report: FORCE_COLOR, NO_COLOR, a terminal, TERM=dumb
+    return renderTerminal(report, { color: wantsColor(process.stdout), width: process.stdout.isTTY === true ? process.stdout.columns : undefined })
   } catch {
     const r = report.requests
     return `${report.resources.length} resources, ${r.total} requests (${r.conditional} conditional, ${r.notModified} answered 304, ${r.retries} retries), ` +

@@ -92,12 +92,13 @@ t.test('webkrab crawl ends with the terminal summary, whose figures are its own 
   t.teardown(() => site.close())
   const dir = t.testdir()
   const urls = ['/validators/strong', '/validators/churn', '/bytes/3000'].map(p => site.url + p)
-  const crawl = async (report: string): Promise<string> => await new Promise((resolve, reject) => {
+  const crawl = async (report: string, forceColor?: string): Promise<string> => await new Promise((resolve, reject) => {
     execFile(process.execPath, [bin, 'crawl', ...urls, '--store', join(dir, 's.sqlite'), '--report', join(dir, report)],
-      { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: undefined } },
+      { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: forceColor, NO_COLOR: undefined, CI: 'true' } },
       (err, stdout) => { if (err === null) resolve(stdout); else reject(err) })
   })
-  await crawl('first.json')
+  // FORCE_COLOR colours the summary even when piped, as it does for webkrab report
+  t.match(await crawl('first.json', '1'), /\u001b\[/, 'coloured with FORCE_COLOR')
   const stdout = await crawl('second.json')
   const report = JSON.parse(readFileSync(join(dir, 'second.json'), 'utf8')) as FetchReport
   const { total, initial, retries, conditional, notModified, unconditional } = report.requests
