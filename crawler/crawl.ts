@@ -292,6 +292,7 @@ class CrawlRun implements RunContext {
       limits: this.opts.budgets,
       runBytes: () => this.usage.bytesReceived,
       onWireBytes: n => { this.usage.bytesReceived += n },
+      onRequestStart: () => { context.requestSent() },
       onHead: head => {
         if (head.status < 200 || head.status >= 300) return null
         task.storability = judgeStorability(task.url, head.status, base, head.headers)

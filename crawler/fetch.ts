@@ -43,6 +43,8 @@ export interface FetchHooks {
    * page, a redirect's body) without decoding.
    */
   onHead?: (head: ResponseHead) => ((chunk: Buffer) => void) | null
+  /** Called when the request is handed to a connection (the politeness delay counts from it). */
+  onRequestStart?: () => void
 }
 
 export interface FetchResult {
@@ -198,7 +200,7 @@ export class Fetcher {
     let timedOut = false
     let timer: NodeJS.Timeout | undefined
     const meter: ExchangeMeter = {
-      onRequestStart: () => { tStart = performance.now() },
+      onRequestStart: () => { tStart = performance.now(); hooks.onRequestStart?.() },
       onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
     }
     try {

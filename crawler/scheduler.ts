@@ -55,6 +55,12 @@ export interface JobContext {
   /** The run's signal itself, for a consumer that removes its own listener (undici does). */
   readonly runSignal: AbortSignal
   readonly startedMs: number
+  /**
+   * The job's request went out now. The politeness delay counts from the later of the
+   * job's start and its request, so that what a job does before it asks (store lookups,
+   * a connection) never shortens the gap the server sees.
+   */
+  requestSent: () => void
 }
 
 export type Worker<J> = (job: J, context: JobContext) => Promise<void>
@@ -114,7 +120,11 @@ class LinkedJobContext implements JobContext {
   private onRunAbort: (() => void) | null = null
   private released = false
 
-  constructor (readonly origin: string, readonly startedMs: number, readonly runSignal: AbortSignal) {}
+  constructor (readonly origin: string, readonly startedMs: number, readonly runSignal: AbortSignal, private readonly onSent: () => void) {}
+
+  requestSent (): void {
+    this.onSent()
+  }
 
   get signal (): AbortSignal {
     if (this.controller === null) {
@@ -361,7 +371,9 @@ export class Scheduler<J> {
     // part since `now` was read, and a politeness delay counted from a stale time would be short
     const startedMs = Math.max(now, this.clock.now())
     state.lastStartMs = startedMs
-    const context = new LinkedJobContext(state.origin, startedMs, this.abort.signal)
+    const context = new LinkedJobContext(state.origin, startedMs, this.abort.signal, () => {
+      state.lastStartMs = Math.max(state.lastStartMs, this.clock.now())
+    })
     const holder: { done?: Promise<void> } = {}
     holder.done = (async () => {
       try {

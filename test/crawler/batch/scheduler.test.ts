@@ -95,6 +95,25 @@ t.test('the politeness delay counts from when a job really started, not from whe
   t.same(started, [['b0', 0], ['a0', 30], ['a1', 280]])
 })
 
+t.test('the politeness delay counts from a job\'s request when it goes out after the start', async t => {
+  // a0 works 120 ms before its request goes out (a store lookup, a connection): a1 may
+  // start only 250 ms after that request, not 250 ms after a0 started
+  const clock = new VirtualClock()
+  const s = new Scheduler<string>({ concurrency: 4, perOriginConcurrency: 2, politenessDelayMs: 250, clock })
+  const sent: Array<[string, number]> = []
+  s.add('a', 'a0')
+  s.add('a', 'a1')
+  s.add('a', 'a2')
+  await s.run(async (job, ctx) => {
+    await clock.sleep(job === 'a0' ? 120 : 10, ctx.signal)
+    ctx.requestSent()
+    sent.push([job, clock.now()])
+    await clock.sleep(400, ctx.signal)
+  })
+  t.same(sent, [['a0', 120], ['a1', 380], ['a2', 640]])
+  for (let i = 1; i < sent.length; i++) t.ok(sent[i][1] - sent[i - 1][1] >= 250, `request ${i + 1} went out ${sent[i][1] - sent[i - 1][1]} ms after the one before`)
+})
+
 t.test('a deferred origin holds its queued jobs until the time, while another origin flows', async t => {
   const h = harness({ concurrency: 4 })
   for (let i = 0; i < 3; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
