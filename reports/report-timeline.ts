@@ -1,3 +1,4 @@
+import { parseHttpDate } from '../common/http-date.js'
 import { formatBytes } from '../common/units.js'
 import type { Exchange, FetchReport } from './report-types.js'
 import { palette, type TimelineLane, type TimelineMarker, type TimelineOptions } from './page-kit.js'
@@ -103,8 +104,10 @@ function windowEnd (report: FetchReport, until: string | null, trigger: Exchange
   if (until === null) return null
   const untilMs = Date.parse(until)
   if (Number.isNaN(untilMs)) return null
-  const date = trigger === undefined ? NaN : Date.parse(Object.entries(trigger.responseHeaders).find(([k]) => k.toLowerCase() === 'date')?.[1] ?? '')
-  if (Number.isNaN(date)) return msFromStart(report, until)
+  // the Date field is an HTTP-date (RFC 9110 section 5.6.7), read by the one parser the crawler uses
+  const header = trigger === undefined ? undefined : Object.entries(trigger.responseHeaders).find(([k]) => k.toLowerCase() === 'date')?.[1]
+  const date = header === undefined ? null : parseHttpDate(header, untilMs)
+  if (date === null) return msFromStart(report, until)
   return start + (untilMs - date)
 }
 
