@@ -8,7 +8,7 @@ import { runSoak, SOAK_PATHS } from '../../bench/soak.js'
  * journal ring so that it fills and drops entries early, and a client that waits 30 s
  * for an answer before it calls it a timeout (the test is of what the site answers, on
  * a machine that may be busy; `bench server --soak` keeps autocannon's 10 s). tap runs
- * the files of test/reliability alone (package.json: serial). The site, its journal and
+ * this file alone (package.json: serial). The site, its journal and
  * its HTTP servers' own counts live in this process; autocannon runs in a child.
  */
 t.test('200 connections of mixed catalogue paths: only the errors the paths exist for, every request journalled, memory flat', async t => {
