@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
+import { wantsColor } from '../common/color.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import type { FetchReport } from '../reports/report-types.js'
 import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
@@ -102,7 +103,6 @@ export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): Crawl
 async function summary (report: FetchReport): Promise<string> {
   try {
     const { renderTerminal } = await import('../reports/render-terminal.js')
-    const { wantsColor } = await import('../reports/cli.js')
     // the same rule as webkrab report: FORCE_COLOR, NO_COLOR, a terminal, TERM=dumb
     return renderTerminal(report, { color: wantsColor(process.stdout), width: process.stdout.isTTY === true ? process.stdout.columns : undefined })
   } catch {

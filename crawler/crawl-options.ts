@@ -5,6 +5,7 @@ import { DEFAULT_BUDGETS } from './policy/budgets.js'
 import type { ChangeMode } from './policy/change.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { Retain } from './stored-record.js'
+import { MAX_TIMER_MS } from './monotonic-clock.js'
 
 /** The options of `crawl()`: the library form of `webkrab crawl`. */
 export interface CrawlOptions {
@@ -141,14 +142,12 @@ function amount (name: string, value: number | undefined): number | null {
 }
 
 /** A timeout: more than 0 (undici reads 0 as "no timeout", and a total of 0 would cut every body at once). */
-/** Node's longest timer (2^31 - 1 ms, about 24.8 days): a longer one would fire at once. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1
-
 function timeout (name: string, value: number | undefined): number | null {
   const v = amount(name, value)
   if (v === 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be longer than 0`)
-  // a timeout of a month is as good as none: held at the longest timer Node can set
-  return v === null ? null : Math.min(v, MAX_TIMEOUT_MS)
+  // a timeout of a month is as good as none: held at Node's longest timer (about 24.8 days),
+  // since a longer one would fire at once
+  return v === null ? null : Math.min(v, MAX_TIMER_MS)
 }
 
 /** Validates options before anything is opened or sent; bad input throws a WebKrab input error. */

@@ -10,7 +10,7 @@ export interface SchedulerClock {
 }
 
 /** setTimeout cannot wait longer than 2^31 - 1 ms; longer sleeps wake up and sleep again. */
-const MAX_TIMER_MS = 2 ** 31 - 1
+export const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A monotonic clock (performance.now) with cancellable timers. */
 export const monotonicClock: SchedulerClock = {

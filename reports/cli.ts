@@ -7,6 +7,7 @@ import { renderTerminal } from './render-terminal.js'
 import { renderMarkdown } from './render-md.js'
 import { renderHtml } from './render-html.js'
 import { reportToHar, journalToHar, type HarJournalEntry } from './render-har.js'
+import { wantsColor } from '../common/color.js'
 
 export const REPORT_FORMATS = ['terminal', 'md', 'html', 'har'] as const
 export type ReportFormat = typeof REPORT_FORMATS[number]
@@ -81,13 +82,6 @@ function asJournal (text: string, source: string): HarJournalEntry[] | null {
     }
   })
   return entries as HarJournalEntry[]
-}
-
-/** Colour on a TTY unless NO_COLOR is set (https://no-color.org); FORCE_COLOR forces it. */
-export function wantsColor (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
-  return stream.isTTY === true && env.TERM !== 'dumb'
 }
 
 /** Writes through a temporary file and a rename, so a failed write never leaves half a report. */

@@ -1,6 +1,6 @@
 import { PoissonSchedule, type SiteDefinition } from '../../fixture-server/index.js'
-import { normalQuantile } from '../sim/normal-quantile.js'
 import { Prng } from '../sim/prng.js'
+import { rateOf, shuffledStrata } from '../sim/stratified-rates.js'
 
 const DAY = 86_400_000
 
@@ -30,16 +30,9 @@ export interface BandwidthPage {
  */
 export function bandwidthSite (p: BandwidthSiteParams): { definition: SiteDefinition, pages: BandwidthPage[] } {
   const rng = new Prng(p.seed, 0)
-  const strata = Array.from({ length: p.pages }, (_, i) => i)
-  for (let i = strata.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1))
-    const swap = strata[i]
-    strata[i] = strata[j]
-    strata[j] = swap
-  }
-  const pages: BandwidthPage[] = strata.map((stratum, i) => ({
+  const pages: BandwidthPage[] = shuffledStrata(rng, p.pages).map((stratum, i) => ({
     path: `/p/${String(i).padStart(5, '0')}`,
-    ratePerDay: Math.exp(Math.log(p.rateMedian) + p.rateSigma * normalQuantile((stratum + rng.nextOpen() * (1 - 1e-12)) / p.pages)),
+    ratePerDay: rateOf(rng, stratum, p.pages, Math.log(p.rateMedian), p.rateSigma),
     bodyBytes: Math.max(256, Math.round(Math.exp(Math.log(p.bodyMedian) + p.bodySigma * rng.normal())))
   }))
   const definition: SiteDefinition = {

@@ -1,5 +1,5 @@
-import { normalQuantile } from './normal-quantile.js'
 import { Prng } from './prng.js'
+import { rateOf, shuffledStrata } from './stratified-rates.js'
 
 /**
  * The simulated site of S1 (BENCHMARKS.md): pages whose meaningful changes are
@@ -46,16 +46,10 @@ export interface SimPage {
 export function buildSite (p: SiteParams): SimPage[] {
   const rng = new Prng(p.seed, 0)
   // Stratified ln rates: stratum π(id) of N, a uniform point within it.
-  const strata = Array.from({ length: p.pages }, (_, i) => i)
-  for (let i = strata.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1))
-    const swap = strata[i]
-    strata[i] = strata[j]
-    strata[j] = swap
-  }
+  const strata = shuffledStrata(rng, p.pages)
   const pages: SimPage[] = []
   for (let id = 0; id < p.pages; id++) {
-    const rate = Math.exp(p.logRateMean + p.logRateSd * normalQuantile((strata[id] + rng.nextOpen() * (1 - 1e-12)) / p.pages))
+    const rate = rateOf(rng, strata[id], p.pages, p.logRateMean, p.logRateSd)
     const bodyBytes = Math.round(Math.exp(p.logBodyMean + p.logBodySd * rng.normal()))
     const weight = p.weightSd > 0 ? Math.exp(p.weightSd * rng.normal()) : 1
     const u = rng.next()

@@ -24,13 +24,6 @@ function paint (c: ChalkInstance, verdict: Verdict, known: boolean): (s: string)
   }
 }
 
-/** Whether a stream should get colour: a TTY, and NO_COLOR unset (https://no-color.org). */
-export function wantsColor (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true
-  return stream.isTTY === true
-}
-
 function counts (parts: Array<[number, string]>): string {
   return parts.filter(([n]) => n > 0).map(([n, w]) => `${n} ${w}`).join(', ')
 }
