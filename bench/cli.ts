@@ -144,8 +144,8 @@ export function registerBench (program: Command): void {
         warmup: whole(opts.warmup, '--warmup', 0),
         retain: opts.retain as 'body' | 'headers' | 'none'
       }
-      // each round, warm-up ones included, fetches every page twice: the bare loop, then the crawler
-      const requests = 2 * ((settings.rounds ?? 3) + (settings.warmup ?? 1)) * (settings.pages ?? 500)
+      // each round, warm-up ones included, fetches every page three times: the bare loop, the store floor, the crawler
+      const requests = 3 * ((settings.rounds ?? 3) + (settings.warmup ?? 1)) * (settings.pages ?? 500)
       const result = await withRequestProgress('bench crawler', requests, async () => await runCrawlerBench(settings))
       const { renderCrawlerPage } = await import('./pages/crawler-page.js')
       await emit('crawler', result, formatCrawlerBench(result), opts, () => renderCrawlerPage(result))

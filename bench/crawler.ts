@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { Agent } from 'undici'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { formatBytes } from '../common/units.js'
 import { crawl } from '../crawler/index.js'
+import { bareLoop, floorContents, storeFloor } from './crawler-baselines.js'
 
 /**
  * `webkrab bench crawler`: the reference crawler fetching N fixture URLs beside a
@@ -46,6 +46,12 @@ export interface CrawlerSideFigures {
   failures: number
 }
 
+/** The store floor's figures, with what its file held (a floor that stored nothing would measure nothing). */
+export interface FloorSideFigures extends CrawlerSideFigures {
+  rows: number
+  storedBodyBytes: number
+}
+
 export interface CrawlerBenchResult {
   bench: 'crawler'
   pages: number
@@ -56,8 +62,14 @@ export interface CrawlerBenchResult {
   retain: 'body' | 'headers' | 'none'
   crawler: CrawlerSideFigures
   bareUndici: CrawlerSideFigures
-  /** crawler / bare pages per second. */
+  /** The bare loop that also digests each page and stores it in SQLite (nothing else). */
+  storeFloor: FloorSideFigures
+  /** crawler / bare pages per second: the figure the target is about. */
   ratio: number
+  /** store floor / bare: the highest ratio a crawler storing each page on the event loop reached here. */
+  floorRatio: number
+  /** crawler / store floor: how close the crawler's own code comes to the floor. */
+  crawlerOfFloor: number
   target: number
   pass: boolean
 }
@@ -103,30 +115,6 @@ async function measured<T> (work: () => Promise<T>): Promise<{ value: T, elapsed
   }
 }
 
-/** The baseline: `concurrency` workers reading every URL's body through one undici Agent, nothing else. */
-async function bareLoop (urls: string[], concurrency: number): Promise<{ requests: number, failures: number }> {
-  const agent = new Agent({ connections: concurrency, pipelining: 1 })
-  let next = 0
-  let failures = 0
-  try {
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < urls.length) {
-        const url = new URL(urls[next++])
-        try {
-          const res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br' } })
-          for await (const chunk of res.body) void chunk
-          if (res.statusCode !== 200) failures++
-        } catch {
-          failures++
-        }
-      }
-    }))
-  } finally {
-    await agent.close()
-  }
-  return { requests: urls.length, failures }
-}
-
 function figures (pages: number, m: { elapsedMs: number, peakRssBytes: number }, requests: number, failures: number): CrawlerSideFigures {
   return { pagesPerSecond: pages / (m.elapsedMs / 1000), elapsedMs: Math.round(m.elapsedMs), peakRssBytes: m.peakRssBytes, requests, failures }
 }
@@ -142,14 +130,19 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
   const site = await serveFixtureSite(Math.max(1000, pages * 2))
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-bench-crawler-'))
   const urls = Array.from({ length: pages }, (_, i) => `${site.url}/bytes/${pageBytes}?page=${i}`)
-  let best: { crawler: CrawlerSideFigures, bare: CrawlerSideFigures } | null = null
+  let best: { crawler: CrawlerSideFigures, bare: CrawlerSideFigures, floor: FloorSideFigures } | null = null
+  const faster = <T extends CrawlerSideFigures>(a: T, b: T): T => a.pagesPerSecond > b.pagesPerSecond ? a : b
   try {
     for (let round = 0; round < warmup; round++) {
       await bareLoop(urls, concurrency)
+      await storeFloor(urls, concurrency, retain, join(dir, `warmup-floor-${round}.sqlite`))
       await crawl({ urls, store: join(dir, `warmup-${round}.sqlite`), concurrency, perOriginConcurrency: concurrency, retain })
     }
     for (let round = 0; round < rounds; round++) {
       const bare = await measured(async () => await bareLoop(urls, concurrency))
+      const floorPath = join(dir, `floor-${round}.sqlite`)
+      const floor = await measured(async () => await storeFloor(urls, concurrency, retain, floorPath))
+      const f = { ...figures(pages, floor, floor.value.requests, floor.value.failures), ...floorContents(floorPath) }
       const store = join(dir, `round-${round}.sqlite`)
       // a fresh store each round: every page is a first, full download on both sides
       const ours = await measured(async () => await crawl({ urls, store, concurrency, perOriginConcurrency: concurrency, retain }))
@@ -158,11 +151,8 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
       const c = figures(pages, ours, report.requests.total, failed)
       const b = figures(pages, bare, bare.value.requests, bare.value.failures)
       best = best === null
-        ? { crawler: c, bare: b }
-        : {
-            crawler: c.pagesPerSecond > best.crawler.pagesPerSecond ? c : best.crawler,
-            bare: b.pagesPerSecond > best.bare.pagesPerSecond ? b : best.bare
-          }
+        ? { crawler: c, bare: b, floor: f }
+        : { crawler: faster(c, best.crawler), bare: faster(b, best.bare), floor: faster(f, best.floor) }
     }
   } finally {
     await site.close()
@@ -180,7 +170,10 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
     retain,
     crawler: best.crawler,
     bareUndici: best.bare,
+    storeFloor: best.floor,
     ratio,
+    floorRatio: best.floor.pagesPerSecond / best.bare.pagesPerSecond,
+    crawlerOfFloor: best.crawler.pagesPerSecond / best.floor.pagesPerSecond,
     target: CRAWLER_BENCH_TARGET,
     pass: ratio >= CRAWLER_BENCH_TARGET && best.crawler.failures === 0
   }
@@ -195,7 +188,9 @@ export function formatCrawlerBench (r: CrawlerBenchResult): string {
     `  ${''.padEnd(20)} ${'pages/s'.padStart(10)} ${'ms'.padStart(10)} ${'peak RSS'.padStart(10)} ${'failures'.padStart(8)}`,
     row('reference crawler', r.crawler),
     row('bare undici loop', r.bareUndici),
+    row('store floor', r.storeFloor),
     `  ratio ${r.ratio.toFixed(2)} (target >= ${r.target}): ${r.pass ? 'pass' : 'below target'}`,
+    `  store floor ${r.floorRatio.toFixed(2)} of the bare loop (each page digested and stored in SQLite, nothing else); the crawler ${r.crawlerOfFloor.toFixed(2)} of the floor`,
     ''
   ].join('\n')
 }

@@ -6,7 +6,7 @@ import type { Outcome } from '../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from './policy/vary.js'
 import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
-import { inspect, migrate, wrapOpenError } from './store-open.js'
+import { inspect, migrate, tuneForWrites, wrapOpenError } from './store-open.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
 export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
@@ -99,24 +99,12 @@ export class Store {
     let db: Database.Database
     try {
       db = new Database(path)
-      // 16 KiB pages: a 20 KB page body takes two overflow pages rather than five (fewer
-      // writes per commit). Takes effect only on a new file; an existing store keeps its own.
-      db.pragma('page_size = 16384')
       // A new store is created and migrated without waiting for the disk: switching an empty
       // file to WAL and writing the schema cost six fsyncs, and an empty store has nothing a
       // power cut could lose. A process that dies meanwhile leaves a consistent file (SQLite
       // still journals), and from the first record on the store runs synchronous=NORMAL.
-      if (fresh) db.pragma('synchronous = OFF')
-      db.pragma('journal_mode = WAL')
-      if (!fresh) db.pragma('synchronous = NORMAL')
+      tuneForWrites(db, fresh ? 'OFF' : 'NORMAL')
       db.pragma('foreign_keys = ON')
-      // statement journals (every savepoint has one) in memory rather than in temporary files:
-      // a file costs system calls for each page a savepoint touches
-      db.pragma('temp_store = MEMORY')
-      // a small page cache: its page buffers are recycled while writes stream through, where a
-      // large one keeps taking fresh memory (page faults cost more than the hits it buys here;
-      // a run reads each record once, and the OS caches the file anyway)
-      db.pragma('cache_size = -2048')
       db.pragma('busy_timeout = 5000')
       migrate(db)
       // in WAL mode NORMAL is crash-safe: a commit is never torn, though the last ones may

@@ -7,15 +7,27 @@ import { runServerBench, type ServerBenchResult } from '../../bench/server.js'
 // in the same run (BENCHMARKS.md). Speed targets are the benchmarks' business;
 // here only that both sides ran the same work and the ratio is theirs.
 
-t.test('the crawler benchmark fetches the same URLs with the reference crawler and a bare undici loop, and its ratio is theirs', async t => {
+t.test('the crawler benchmark fetches the same URLs with the reference crawler, a bare undici loop and the store floor, and its ratios are theirs', async t => {
   const r = await runCrawlerBench({ pages: 24, pageBytes: 2000, concurrency: 4, rounds: 1, warmup: 0 })
   t.equal(r.crawler.requests, 24, 'the crawler made one request per page')
   t.equal(r.bareUndici.requests, 24, 'the bare loop the same')
-  t.equal(r.crawler.failures, 0)
-  t.equal(r.bareUndici.failures, 0)
-  t.ok(r.crawler.pagesPerSecond > 0 && r.bareUndici.pagesPerSecond > 0, 'both sides were timed')
+  t.equal(r.storeFloor.requests, 24, 'the store floor the same')
+  t.equal(r.crawler.failures + r.bareUndici.failures + r.storeFloor.failures, 0)
+  t.ok(r.crawler.pagesPerSecond > 0 && r.bareUndici.pagesPerSecond > 0 && r.storeFloor.pagesPerSecond > 0, 'every side was timed')
   t.equal(r.ratio, r.crawler.pagesPerSecond / r.bareUndici.pagesPerSecond)
+  t.equal(r.floorRatio, r.storeFloor.pagesPerSecond / r.bareUndici.pagesPerSecond)
+  t.equal(r.crawlerOfFloor, r.crawler.pagesPerSecond / r.storeFloor.pagesPerSecond)
   t.equal(r.pass, r.ratio >= r.target)
+  t.equal(r.storeFloor.rows, 24, 'the floor stored a row per page')
+  t.equal(r.storeFloor.storedBodyBytes, 24 * 2000, 'and, as the crawler keeps bodies (--retain body), every body whole')
+})
+
+t.test('under --retain none the store floor keeps a row per page and no body, as the crawler does', async t => {
+  const r = await runCrawlerBench({ pages: 6, pageBytes: 3000, concurrency: 2, rounds: 1, warmup: 0, retain: 'none' })
+  t.equal(r.retain, 'none')
+  t.equal(r.storeFloor.rows, 6)
+  t.equal(r.storeFloor.storedBodyBytes, 0)
+  t.equal(r.crawler.failures + r.storeFloor.failures, 0)
 })
 
 t.test('the server benchmark loads the fixture route and a bare fastify route serving the same bytes, and its ratio is the median round\'s', async t => {

@@ -79,7 +79,10 @@ const crawler: CrawlerBenchResult = viaJson({
   retain: 'body',
   crawler: { pagesPerSecond: 389.12, elapsedMs: 1285, peakRssBytes: 121585664, requests: 500, failures: 0 },
   bareUndici: { pagesPerSecond: 919.97, elapsedMs: 543, peakRssBytes: 107429888, requests: 500, failures: 0 },
+  storeFloor: { pagesPerSecond: 530.4, elapsedMs: 943, peakRssBytes: 113246208, requests: 500, failures: 0, rows: 500, storedBodyBytes: 10000000 },
   ratio: 0.423,
+  floorRatio: 0.5765,
+  crawlerOfFloor: 0.7336,
   target: 0.7,
   pass: false
 })
@@ -93,6 +96,10 @@ t.test('the crawler page shows pages per second and peak RSS of the crawler besi
   t.equal(valueIn(html, 'pps-chart', 'data-side="bareUndici"'), 919.97)
   t.equal(valueIn(html, 'rss-chart', 'data-side="crawler"'), 121585664)
   t.equal(valueIn(html, 'rss-chart', 'data-side="bareUndici"'), 107429888)
+  t.equal(valueIn(html, 'pps-chart', 'data-side="storeFloor"'), 530.4, 'the store floor is charted between them')
+  t.equal(valueIn(html, 'rss-chart', 'data-side="storeFloor"'), 113246208)
+  t.equal(stat(html, 'floor-ratio'), 0.5765)
+  t.match(html, /the crawler 0\.73 of it/)
   t.match(html, /122 MB/)
 })
 
