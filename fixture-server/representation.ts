@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { brotliCompressSync, deflateSync, gzipSync, constants as zlibConstants } from 'node:zlib'
+import { weightedList } from '../common/header-lists.js'
 import { httpDate } from './http-date.js'
 import { evaluatePreconditions } from './preconditions.js'
 import type { OriginContext } from './site-state.js'
@@ -31,21 +32,19 @@ export interface Representation {
   encodings?: readonly ContentCoding[]
 }
 
-const CODING_RANGES: Record<ContentCoding, RegExp> = {
-  gzip: /(?:^|,)\s*(?:x-)?gzip\s*(?:;\s*q=([\d.]+))?\s*(?:,|$)/i,
-  br: /(?:^|,)\s*br\s*(?:;\s*q=([\d.]+))?\s*(?:,|$)/i,
-  deflate: /(?:^|,)\s*deflate\s*(?:;\s*q=([\d.]+))?\s*(?:,|$)/i
-}
-
-/** The coding to use for an Accept-Encoding value (RFC 9110 12.5.3), or null for identity. */
+/**
+ * The coding to use for an Accept-Encoding value (RFC 9110 12.5.3), or null for identity:
+ * the offered coding with the highest weight, a coding listed by name taking its own
+ * weight and any other the weight of `*`; `x-gzip` is gzip (RFC 9110 8.4.1.3).
+ */
 export function negotiateEncoding (acceptEncoding: string | undefined, offered: readonly ContentCoding[]): ContentCoding | null {
   if (acceptEncoding === undefined || offered.length === 0) return null
+  const weights = weightedList(acceptEncoding)
+  const star = weights.find(w => w.value === '*')?.q ?? 0
   let best: ContentCoding | null = null
   let bestQ = 0
-  const star = /(?:^|,)\s*\*\s*(?:;\s*q=([\d.]+))?/.exec(acceptEncoding)
   for (const coding of offered) {
-    const m = CODING_RANGES[coding].exec(acceptEncoding)
-    const q = m !== null ? Number(m[1] ?? 1) : star !== null ? Number(star[1] ?? 1) : 0
+    const q = weights.find(w => w.value === coding || (coding === 'gzip' && w.value === 'x-gzip'))?.q ?? star
     if (q > bestQ) {
       best = coding
       bestQ = q

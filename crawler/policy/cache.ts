@@ -1,4 +1,5 @@
 import CachePolicy from 'http-cache-semantics'
+import { cacheDirectives } from '../../common/header-lists.js'
 
 /**
  * Freshness and storability from http-cache-semantics, turned into decisions
@@ -44,12 +45,13 @@ export interface Storability {
 
 /** Whether a response may be kept (RFC 9111 section 3), with the reason. */
 export function judgeStorability (url: string, status: number, requestHeaders: Headers, responseHeaders: Headers): Storability {
+  // directives read as a list (RFC 9111 section 5.2): `private="no-store"` names a field, not no-store
   const cc = responseHeaders['cache-control'] ?? ''
   const reqCc = requestHeaders['cache-control'] ?? ''
-  if (/(^|[\s,])no-store($|[\s,=])/i.test(cc)) {
+  if (cacheDirectives(cc).has('no-store')) {
     return { storable: false, noStore: true, reason: 'Cache-Control: no-store: nothing of the response is kept (RFC 9111 section 5.2.2.5)', header: `Cache-Control: ${cc}` }
   }
-  if (/(^|[\s,])no-store($|[\s,=])/i.test(reqCc)) {
+  if (cacheDirectives(reqCc).has('no-store')) {
     return { storable: false, noStore: true, reason: 'the request said Cache-Control: no-store (RFC 9111 section 5.2.1.5)', header: `Cache-Control: ${reqCc}` }
   }
   // storability does not depend on the clock: a plain policy will do
@@ -83,9 +85,10 @@ export interface Freshness {
 
 function lifetimeSource (headers: Headers): string | null {
   const cc = headers['cache-control']
-  if (cc !== undefined && /no-cache|max-age|immutable|no-store/i.test(cc)) return `Cache-Control: ${cc}`
+  const directives = cacheDirectives(cc)
+  if (['no-cache', 'max-age', 'immutable', 'no-store'].some(d => directives.has(d))) return `Cache-Control: ${cc ?? ''}`
   if (headers.expires !== undefined) return `Expires: ${headers.expires}`
-  if (headers.pragma !== undefined && /no-cache/i.test(headers.pragma)) return `Pragma: ${headers.pragma}`
+  if (cacheDirectives(headers.pragma).has('no-cache')) return `Pragma: ${headers.pragma ?? ''}`
   return null
 }
 
@@ -104,13 +107,13 @@ export function judgeFreshness (stored: StoredResponse, request: Headers, nowMs:
   const ageMs = Math.max(0, policy.age() * 1000)
   const fresh = policy.satisfiesWithoutRevalidation({ url: stored.url, method: 'GET', headers: { ...request } })
   const ttlMs = fresh ? Math.max(0, lifetimeMs - ageMs) : 0
-  const cc = stored.responseHeaders['cache-control'] ?? ''
+  const cc = cacheDirectives(stored.responseHeaders['cache-control'])
   let reason: string
   if (fresh) {
     reason = `fresh for another ${seconds(ttlMs)}: age ${seconds(ageMs)} of a ${seconds(lifetimeMs)} lifetime (RFC 9111 section 4.2)`
-  } else if (/no-cache/i.test(cc)) {
+  } else if (cc.has('no-cache')) {
     reason = 'Cache-Control: no-cache: a stored response must be revalidated before reuse (RFC 9111 section 5.2.2.4)'
-  } else if (/no-cache/i.test(request['cache-control'] ?? '') || /no-cache/i.test(request.pragma ?? '')) {
+  } else if (cacheDirectives(request['cache-control']).has('no-cache') || cacheDirectives(request.pragma).has('no-cache')) {
     reason = 'the request said no-cache: revalidate (RFC 9111 section 5.2.1.4)'
   } else if (stored.responseHeaders.vary?.trim() === '*') {
     reason = 'Vary: * never matches a later request (RFC 9111 section 4.1)'

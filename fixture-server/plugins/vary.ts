@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { weightedList } from '../../common/header-lists.js'
 import { cataloguePage } from '../catalogue-page.js'
 import { getRoute } from '../get-route.js'
 import { sendRepresentation } from '../representation.js'
@@ -21,11 +22,8 @@ export function chooseLanguage (acceptLanguage: string | undefined): Language {
   if (acceptLanguage === undefined) return 'en'
   let best: Language = 'en'
   let bestQ = 0
-  for (const part of acceptLanguage.split(',')) {
-    const [range, ...params] = part.trim().toLowerCase().split(';')
-    const qParam = params.map(p => p.trim()).find(p => p.startsWith('q='))
-    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
-    if (!Number.isFinite(q) || q <= bestQ) continue
+  for (const { value: range, q } of weightedList(acceptLanguage)) {
+    if (q <= bestQ) continue
     const lang = range === '*' ? 'en' : LANGUAGES.find(l => range === l || range.startsWith(`${l}-`))
     if (lang !== undefined) {
       best = lang

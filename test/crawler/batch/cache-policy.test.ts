@@ -59,3 +59,14 @@ t.test('no-store in the response makes it not storable, and says so', async t =>
   t.equal(judgeStorability(url, 200, {}, { 'cache-control': 'max-age=60' }).storable, true)
   t.equal(judgeStorability(url, 200, {}, { 'cache-control': 'private' }).storable, true, 'a crawler is a private cache')
 })
+
+t.test('Cache-Control is read as a list of directives: a field name quoted in private="…" is not no-store or no-cache (RFC 9111 5.2.2.7)', async t => {
+  const s = judgeStorability(url, 200, {}, { 'cache-control': 'max-age=60, private="set-cookie, no-store"' })
+  t.equal(s.storable, true, 'storable: the private cache may keep it')
+  t.equal(s.noStore, false)
+  const f = judgeFreshness(storedWith({ 'cache-control': 'max-age=0, private="x-no-cache"' }), {}, DATE_MS + 1000)
+  t.equal(f.fresh, false)
+  t.match(f.reason, /a freshness lifetime of 0/, 'the reason is the zero lifetime, not a no-cache it never said')
+  t.equal(judgeStorability(url, 200, {}, { 'cache-control': 'No-Store' }).noStore, true, 'directive names are case-insensitive')
+  t.match(judgeFreshness(storedWith({ 'cache-control': 'max-age=600' }), { pragma: 'no-cache' }, DATE_MS + 1000).reason, /the request said no-cache/)
+})

@@ -15,3 +15,16 @@ t.test('a language range matches its prefix, the highest q wins, and English is 
   t.equal(chooseLanguage('ja'), 'en')
   t.equal(chooseLanguage(undefined), 'en')
 })
+
+t.test('x-gzip is gzip, a coding named outright keeps its own q whatever * says, and a q that is no qvalue counts for nothing', async t => {
+  t.equal(negotiateEncoding('x-gzip', ['gzip']), 'gzip')
+  t.equal(negotiateEncoding('gzip;q=0, *', ['gzip', 'br']), 'br', '* does not override gzip;q=0')
+  t.equal(negotiateEncoding('br;q=0.2, *;q=0.5', ['br', 'deflate']), 'deflate')
+  t.equal(negotiateEncoding('gzip;q=2, br;q=0.1', ['gzip', 'br']), 'br', 'q=2 is not a qvalue')
+  t.equal(negotiateEncoding('GZIP;Q=0.5', ['gzip']), 'gzip', 'names and parameters are case-insensitive')
+})
+
+t.test('a language whose q is no qvalue is not chosen over a weighted one', async t => {
+  t.equal(chooseLanguage('de;q=5, fr;q=0.5'), 'fr')
+  t.equal(chooseLanguage('de;q=abc, fr;q=0.1'), 'fr')
+})
