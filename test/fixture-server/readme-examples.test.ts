@@ -1,6 +1,6 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 
@@ -44,4 +44,30 @@ t.test('the tap example of README.md passes in a project that installed webkrab'
   t.equal(r.status, 0, 'the tap file exits 0')
   t.match(r.stdout, /^ok 1 - a 429 comes with the Retry-After the site was asked for/m)
   t.notMatch(r.stdout, /^not ok/m)
+})
+
+t.test('the package entry points resolve from a project that installed webkrab, types and all, and files stay importable by path', async t => {
+  const dir = t.testdir()
+  project(dir)
+  const script = [
+    "const fx = await import('webkrab/fixture-server')",
+    "const cr = await import('webkrab/crawler')",
+    "const cf = await import('webkrab/conformance')",
+    "const deep = await import('webkrab/dist/fixture-server/index.js')",
+    "const { createRequire } = await import('node:module')",
+    "const require = createRequire(import.meta.url)",
+    "const pkg = require('webkrab/package.json')",
+    "const schema = require.resolve('webkrab/reports/schema/report.schema.json')",
+    "console.log(JSON.stringify({ fx: typeof fx.startFixtureSite, cr: typeof cr.crawl, cf: typeof cf.runSuite, same: deep.startFixtureSite === fx.startFixtureSite, name: pkg.name, schema: schema.endsWith('report.schema.json') }))"
+  ].join('\n')
+  writeFileSync(join(dir, 'imports.mjs'), script)
+  const r = spawnSync(process.execPath, ['imports.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 })
+  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  t.same(JSON.parse(r.stdout), { fx: 'function', cr: 'function', cf: 'function', same: true, name: 'webkrab', schema: true })
+  const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { exports: Record<string, { types: string, default: string } | string> }
+  for (const [entry, target] of Object.entries(pkg.exports)) {
+    if (typeof target === 'string') continue
+    t.ok(existsSync(fromRoot(target.types)), `${entry}: its types (${target.types}) are built`)
+    t.ok(existsSync(fromRoot(target.default)), `${entry}: its code (${target.default}) is built`)
+  }
 })
