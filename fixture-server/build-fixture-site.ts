@@ -38,7 +38,7 @@ export interface FixtureOptions {
 }
 
 export interface FixtureSite {
-  /** One fastify app per origin, by origin name, main first. */
+  /** One fastify app per origin that accepts connections (not `connect: hang`), by origin name, main first. */
   apps: Map<string, FastifyInstance>
   /** The main origin's app. */
   app: FastifyInstance
@@ -84,6 +84,8 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
 
   const apps = new Map<string, FastifyInstance>()
   for (const origin of origins) {
+    // an origin that never accepts a connection has no app: startFixtureSite gives it a port that hangs
+    if (origin.connect === 'hang') continue
     const ctx: OriginContext = { name: origin.name, skewMs: skewOf(origin.skew, origin.name), state }
     const app = Fastify({
       logger: options.logger === true,

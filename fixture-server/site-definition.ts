@@ -35,6 +35,12 @@ export interface OriginDefinition {
   /** Also serve the built-in catalogue on this origin. */
   catalogue?: boolean
   routes?: RouteDefinition[]
+  /**
+   * `hang`: the origin listens but never accepts a connection, so a client's connect
+   * waits until its own connect timeout (hanging-listener.ts). It serves nothing, and
+   * cannot be the first origin. Default `accept`.
+   */
+  connect?: 'accept' | 'hang'
 }
 
 /**

@@ -101,6 +101,10 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
   origins.forEach((origin, i) => {
     const at = site.origins !== undefined ? [...base, i] : []
     if (names.has(origin.name)) check.fail([...at, 'name'], `origin name "${origin.name}" is used twice`)
+    if (origin.connect === 'hang') {
+      if (i === 0) check.fail([...at, 'connect'], `origin "${origin.name}" is the first (main) origin, which holds the journal and admin paths: it cannot hang`)
+      if (origin.catalogue === true || (origin.routes ?? []).length > 0) check.fail([...at, 'connect'], `origin "${origin.name}" never accepts a connection (connect: hang), so it serves nothing: drop its ${origin.catalogue === true ? 'catalogue' : 'routes'}`)
+    }
     names.add(origin.name)
     check.duration(origin.skew, [...at, 'skew'], true)
   })

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { errors } from '../common/errors.js'
 import { buildFixtureSite, type FixtureOptions, type FixtureSite } from './build-fixture-site.js'
+import { listenWithoutAccepting, type HangingListener } from './hanging-listener.js'
 import { isLoopback } from './loopback.js'
 import type { Journal } from './journal.js'
 import type { SiteClock } from './site-clock.js'
@@ -43,23 +44,34 @@ export async function startFixtureSite (site?: SiteDefinition | null, options: S
   const built = buildFixtureSite(site, { ...options, token })
   const declared = originsOf(built.definition)
   const origins: Array<{ name: string, url: string }> = []
+  const hanging: HangingListener[] = []
+  const close = async (): Promise<void> => {
+    await Promise.all([built.close(), ...hanging.map(async h => { await h.close() })])
+  }
   try {
     for (const [i, origin] of declared.entries()) {
-      const app = built.apps.get(origin.name)
-      if (app === undefined) continue
       const port = origin.port ?? (options.port !== undefined && options.port !== 0 ? options.port + i : 0)
+      let listening: number
       try {
-        await app.listen({ host, port })
+        if (origin.connect === 'hang') {
+          const h = await listenWithoutAccepting(host, port)
+          hanging.push(h)
+          listening = h.port
+        } else {
+          const app = built.apps.get(origin.name)
+          if (app === undefined) continue
+          await app.listen({ host, port })
+          listening = (app.server.address() as AddressInfo).port
+        }
       } catch (err) {
         throw errors.WEBKRAB_ERR_BAD_FLAG(`origin "${origin.name}" cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err })
       }
-      const address = app.server.address() as AddressInfo
-      const url = urlOf(host === '0.0.0.0' || host === '::' ? host : host, address.port)
+      const url = urlOf(host, listening)
       built.state.setOriginUrl(origin.name, url)
       origins.push({ name: origin.name, url })
     }
   } catch (err) {
-    await built.close()
+    await close()
     throw err
   }
   return {
@@ -69,6 +81,6 @@ export async function startFixtureSite (site?: SiteDefinition | null, options: S
     clock: built.clock,
     site: built,
     token,
-    close: built.close
+    close
   }
 }

@@ -101,3 +101,12 @@ t.test('a value that breaks a pattern is explained in the site file\'s own terms
     t.notMatch(e.message, /must match pattern/)
   }
 })
+
+t.test('an origin that never accepts a connection cannot be the first one, serves nothing, and says hang or accept', async t => {
+  t.match(errorOf('origins:\n  - name: main\n    connect: hang\n  - name: b\n').message, /site\.yaml:3:14: origin "main" is the first \(main\) origin.*cannot hang/)
+  t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: hang\n    routes: [{ path: /a }]\n').message, /site\.yaml:4:14: origin "dark" never accepts a connection \(connect: hang\), so it serves nothing: drop its routes/)
+  t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: hang\n    catalogue: true\n').message, /drop its catalogue/)
+  t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: later\n').message, /site\.yaml:4:14: \/origins\/1\/connect must be one of "accept", "hang"/)
+  const site = parseSiteYaml('origins:\n  - name: main\n    routes: [{ path: /a, redirect: { to: /x, origin: dark } }]\n  - name: dark\n    connect: hang\n', 'site.yaml')
+  t.equal(site.origins?.[1].connect, 'hang', 'a redirect may lead to it')
+})
