@@ -40,6 +40,12 @@ export interface CrawlerBenchOptions {
 export interface CrawlerSideFigures {
   pagesPerSecond: number
   elapsedMs: number
+  /**
+   * CPU time this process spent per page while the side ran (user and system, every
+   * thread; the fixture site runs in its own process and is not counted). Steadier
+   * than pages per second on a busy machine: it says what each page costs the client.
+   */
+  cpuMicrosPerPage: number
   /** The highest RSS sampled while this side ran (the process holds the fixture site too). */
   peakRssBytes: number
   requests: number
@@ -102,21 +108,23 @@ async function serveFixtureSite (journalSize: number): Promise<{ url: string, cl
   return { url, close }
 }
 
-/** Samples RSS while `work` runs; returns its result, elapsed time and peak RSS. */
-async function measured<T> (work: () => Promise<T>): Promise<{ value: T, elapsedMs: number, peakRssBytes: number }> {
+/** Samples RSS while `work` runs; returns its result, elapsed time, CPU time and peak RSS. */
+async function measured<T> (work: () => Promise<T>): Promise<{ value: T, elapsedMs: number, cpuMs: number, peakRssBytes: number }> {
   let peak = process.memoryUsage().rss
   const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 10)
   const started = performance.now()
+  const cpu = process.cpuUsage()
   try {
     const value = await work()
-    return { value, elapsedMs: performance.now() - started, peakRssBytes: Math.max(peak, process.memoryUsage().rss) }
+    const used = process.cpuUsage(cpu)
+    return { value, elapsedMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, peakRssBytes: Math.max(peak, process.memoryUsage().rss) }
   } finally {
     clearInterval(timer)
   }
 }
 
-function figures (pages: number, m: { elapsedMs: number, peakRssBytes: number }, requests: number, failures: number): CrawlerSideFigures {
-  return { pagesPerSecond: pages / (m.elapsedMs / 1000), elapsedMs: Math.round(m.elapsedMs), peakRssBytes: m.peakRssBytes, requests, failures }
+function figures (pages: number, m: { elapsedMs: number, cpuMs: number, peakRssBytes: number }, requests: number, failures: number): CrawlerSideFigures {
+  return { pagesPerSecond: pages / (m.elapsedMs / 1000), elapsedMs: Math.round(m.elapsedMs), cpuMicrosPerPage: Math.round(m.cpuMs * 1000 / pages), peakRssBytes: m.peakRssBytes, requests, failures }
 }
 
 export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<CrawlerBenchResult> {
@@ -182,10 +190,10 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
 /** The short table `webkrab bench crawler` prints. */
 export function formatCrawlerBench (r: CrawlerBenchResult): string {
   const row = (name: string, f: CrawlerSideFigures): string =>
-    `  ${name.padEnd(20)} ${f.pagesPerSecond.toFixed(0).padStart(10)} ${String(f.elapsedMs).padStart(10)} ${formatBytes(f.peakRssBytes).padStart(10)} ${String(f.failures).padStart(8)}`
+    `  ${name.padEnd(20)} ${f.pagesPerSecond.toFixed(0).padStart(10)} ${String(f.elapsedMs).padStart(10)} ${String(f.cpuMicrosPerPage).padStart(12)} ${formatBytes(f.peakRssBytes).padStart(10)} ${String(f.failures).padStart(8)}`
   return [
     `crawler: ${r.pages} pages of ${formatBytes(r.pageBytes)}, concurrency ${r.concurrency}, --retain ${r.retain}, best of ${r.rounds} rounds after ${r.warmup} warm-up`,
-    `  ${''.padEnd(20)} ${'pages/s'.padStart(10)} ${'ms'.padStart(10)} ${'peak RSS'.padStart(10)} ${'failures'.padStart(8)}`,
+    `  ${''.padEnd(20)} ${'pages/s'.padStart(10)} ${'ms'.padStart(10)} ${'CPU µs/page'.padStart(12)} ${'peak RSS'.padStart(10)} ${'failures'.padStart(8)}`,
     row('reference crawler', r.crawler),
     row('bare undici loop', r.bareUndici),
     row('store floor', r.storeFloor),

@@ -26,9 +26,11 @@ export function renderCrawlerPage (r: CrawlerBenchResult): string {
     { id: 'crawler-rss', label: 'crawler peak RSS', value: formatBytes(r.crawler.peakRssBytes), raw: r.crawler.peakRssBytes, detail: `bare loop ${formatBytes(r.bareUndici.peakRssBytes)}` }
   ])
   const pps: Bar[] = SIDES.map(s => ({ label: s.label, value: side(s.key).pagesPerSecond, color: s.color, display: `${side(s.key).pagesPerSecond.toFixed(0)}/s`, attrs: { 'data-side': s.key } }))
+  const cpu: Bar[] = SIDES.map(s => ({ label: s.label, value: side(s.key).cpuMicrosPerPage, color: s.color, display: `${side(s.key).cpuMicrosPerPage} µs`, attrs: { 'data-side': s.key } }))
   const rss: Bar[] = SIDES.map(s => ({ label: s.label, value: side(s.key).peakRssBytes, color: s.color, display: formatBytes(side(s.key).peakRssBytes), attrs: { 'data-side': s.key } }))
   const body = stats +
     card({ title: 'Pages per second', caption: `${r.pages} pages of ${formatBytes(r.pageBytes)} from the fixture site in its own process, ${r.concurrency} at a time, --retain ${r.retain}; the crawler decides, decodes, digests and stores each page; the store floor only digests and stores it; the bare loop only reads it.`, body: barChart(pps, { title: 'pages per second, crawler, store floor and bare undici', id: 'pps-chart', labelWidth: 170, format: n => `${n.toFixed(0)}/s` }) }) +
+    card({ title: 'CPU per page', caption: 'CPU time the client process spent per page, every thread (the fixture site runs in its own process and is not counted): what each page costs, steadier than the rate on a busy machine.', body: barChart(cpu, { title: 'CPU microseconds per page, crawler, store floor and bare undici', id: 'cpu-chart', labelWidth: 170, format: n => `${n.toFixed(0)} µs` }) }) +
     card({ title: 'Peak memory', caption: 'The highest resident set size sampled while each side ran (the process is the same for all three).', body: barChart(rss, { title: 'peak RSS, crawler, store floor and bare undici', id: 'rss-chart', labelWidth: 170, format: formatBytes }) }) +
     card({ title: 'Every figure', body: figureTable(r) })
   return renderPage({

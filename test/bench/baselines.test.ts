@@ -18,6 +18,7 @@ t.test('the crawler benchmark fetches the same URLs with the reference crawler, 
   t.equal(r.floorRatio, r.storeFloor.pagesPerSecond / r.bareUndici.pagesPerSecond)
   t.equal(r.crawlerOfFloor, r.crawler.pagesPerSecond / r.storeFloor.pagesPerSecond)
   t.equal(r.pass, r.ratio >= r.target)
+  for (const side of [r.crawler, r.bareUndici, r.storeFloor]) t.ok(Number.isInteger(side.cpuMicrosPerPage) && side.cpuMicrosPerPage > 0, `CPU per page measured: ${side.cpuMicrosPerPage} µs`)
   t.equal(r.storeFloor.rows, 24, 'the floor stored a row per page')
   t.equal(r.storeFloor.storedBodyBytes, 24 * 2000, 'and, as the crawler keeps bodies (--retain body), every body whole')
 })

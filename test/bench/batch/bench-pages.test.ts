@@ -77,9 +77,9 @@ const crawler: CrawlerBenchResult = viaJson({
   rounds: 3,
   warmup: 1,
   retain: 'body',
-  crawler: { pagesPerSecond: 389.12, elapsedMs: 1285, peakRssBytes: 121585664, requests: 500, failures: 0 },
-  bareUndici: { pagesPerSecond: 919.97, elapsedMs: 543, peakRssBytes: 107429888, requests: 500, failures: 0 },
-  storeFloor: { pagesPerSecond: 530.4, elapsedMs: 943, peakRssBytes: 113246208, requests: 500, failures: 0, rows: 500, storedBodyBytes: 10000000 },
+  crawler: { pagesPerSecond: 389.12, elapsedMs: 1285, cpuMicrosPerPage: 412, peakRssBytes: 121585664, requests: 500, failures: 0 },
+  bareUndici: { pagesPerSecond: 919.97, elapsedMs: 543, cpuMicrosPerPage: 61, peakRssBytes: 107429888, requests: 500, failures: 0 },
+  storeFloor: { pagesPerSecond: 530.4, elapsedMs: 943, cpuMicrosPerPage: 187, peakRssBytes: 113246208, requests: 500, failures: 0, rows: 500, storedBodyBytes: 10000000 },
   ratio: 0.423,
   floorRatio: 0.5765,
   crawlerOfFloor: 0.7336,
@@ -99,6 +99,9 @@ t.test('the crawler page shows pages per second and peak RSS of the crawler besi
   t.equal(valueIn(html, 'pps-chart', 'data-side="storeFloor"'), 530.4, 'the store floor is charted between them')
   t.equal(valueIn(html, 'rss-chart', 'data-side="storeFloor"'), 113246208)
   t.equal(stat(html, 'floor-ratio'), 0.5765)
+  t.equal(valueIn(html, 'cpu-chart', 'data-side="crawler"'), 412, 'CPU per page, side by side')
+  t.equal(valueIn(html, 'cpu-chart', 'data-side="storeFloor"'), 187)
+  t.equal(valueIn(html, 'cpu-chart', 'data-side="bareUndici"'), 61)
   t.match(html, /the crawler 0\.73 of it/)
   t.match(html, /122 MB/)
 })
