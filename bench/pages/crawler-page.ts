@@ -35,7 +35,7 @@ export function renderCrawlerPage (r: CrawlerBenchResult): string {
     card({ title: 'Every figure', body: figureTable(r) })
   return renderPage({
     title: 'Crawler benchmark',
-    subtitle: `the reference crawler beside a bare undici loop · ${r.pass ? 'target met' : 'below target'}`,
+    subtitle: `the reference crawler beside a bare undici loop and the store floor · ${r.pass ? 'target met' : 'below target'}`,
     body,
     footer: `webkrab ${version} · webkrab bench crawler`
   })
