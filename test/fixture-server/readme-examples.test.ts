@@ -71,3 +71,22 @@ t.test('the package entry points resolve from a project that installed webkrab, 
     t.ok(existsSync(fromRoot(target.default)), `${entry}: its code (${target.default}) is built`)
   }
 })
+
+t.test('a TypeScript project that installed webkrab gets the entry points\' types (node16 resolution, strict)', async t => {
+  const dir = t.testdir()
+  project(dir)
+  symlinkSync(fromRoot('node_modules', '@types'), join(dir, 'node_modules', '@types'), 'dir')
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n')
+  writeFileSync(join(dir, 'uses.ts'), [
+    "import { startFixtureSite, type RunningSite } from 'webkrab/fixture-server'",
+    "import { crawl, type CrawlOptions } from 'webkrab/crawler'",
+    "import { runSuite } from 'webkrab/conformance'",
+    "const options: CrawlOptions = { urls: ['http://127.0.0.1:1/'], store: 'x.sqlite' }",
+    'export async function run (): Promise<RunningSite> { await crawl(options); void runSuite; return await startFixtureSite() }',
+    // a wrong type must be caught: the entry points carry real declarations, not any
+    "// @ts-expect-error: a store is a path, not a number\nexport const wrong: CrawlOptions = { urls: [], store: 1 }"
+  ].join('\n') + '\n')
+  const r = spawnSync(process.execPath, [fromRoot('node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--skipLibCheck', 'uses.ts'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 })
+  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  t.equal(r.status, 0, 'tsc finds the declarations and the @ts-expect-error is used')
+})
