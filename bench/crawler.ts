@@ -46,7 +46,7 @@ export interface CrawlerSideFigures {
    * than pages per second on a busy machine: it says what each page costs the client.
    */
   cpuMicrosPerPage: number
-  /** The highest RSS sampled while this side ran (the process holds the fixture site too). */
+  /** The highest RSS sampled while this side ran (this process; the fixture site runs in its own). */
   peakRssBytes: number
   requests: number
   failures: number
@@ -72,7 +72,7 @@ export interface CrawlerBenchResult {
   storeFloor: FloorSideFigures
   /** crawler / bare pages per second: the figure the target is about. */
   ratio: number
-  /** store floor / bare: the highest ratio a crawler storing each page on the event loop reached here. */
+  /** store floor / bare: about the most a crawler that stores each page on its event loop could reach on this machine. */
   floorRatio: number
   /** crawler / store floor: how close the crawler's own code comes to the floor. */
   crawlerOfFloor: number
