@@ -1,10 +1,12 @@
-import { Agent, type Dispatcher } from 'undici'
+import { Agent, buildConnector, errors as undiciErrors, type Dispatcher } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { Socket } from 'node:net'
 import { errors, isWebkrabError, type WebkrabError } from '../common/errors.js'
 import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from './policy/budgets.js'
 import { ContentDigester, type ContentDigests } from './policy/change.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
 import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchange-meter.js'
+import { MAX_TIMER_MS } from './monotonic-clock.js'
 
 /**
  * The one fetch path: every request the crawler makes goes through `fetch()`
@@ -157,6 +159,29 @@ export function classifyFetchError (err: unknown, url: string, timedOut: boolean
   return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${code !== '' ? `${code} ` : ''}${message}`, { cause: err })
 }
 
+/**
+ * undici's connector with the crawler's own connect timer. undici times connects on
+ * its coarse clock (half-second ticks: a 300 ms connect timeout fired after about a
+ * second, a 1.2 s one after 1.5 s), so a --connect-timeout would not mean what it
+ * says. Here a plain timer destroys the socket at the limit, with undici's own
+ * ConnectTimeoutError, which undici's connector hands back as it would its own.
+ */
+export function connectorWithTimeout (timeoutMs: number): buildConnector.connector {
+  // timeout 0: undici sets no timer of its own
+  const connect = buildConnector({ timeout: 0 }) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket
+  const limit = Math.min(Math.max(1, timeoutMs), MAX_TIMER_MS)
+  return (options, callback) => {
+    let timer: NodeJS.Timeout | undefined
+    const socket = connect(options, (...args) => {
+      clearTimeout(timer)
+      callback(...args)
+    })
+    timer = setTimeout(() => {
+      socket.destroy(new undiciErrors.ConnectTimeoutError(`Connect Timeout Error (attempted address: ${options.hostname}:${options.port}, timeout: ${limit}ms)`))
+    }, limit)
+  }
+}
+
 export class Fetcher {
   private readonly agent: Agent
   private readonly dispatcher: Dispatcher
@@ -167,7 +192,7 @@ export class Fetcher {
     this.agent = new Agent({
       connections: Math.max(1, options.perOriginConcurrency),
       pipelining: 1,
-      connect: { timeout: options.connectTimeoutMs },
+      connect: connectorWithTimeout(options.connectTimeoutMs),
       headersTimeout: options.responseTimeoutMs,
       bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
       keepAliveTimeout: 10_000

@@ -154,7 +154,23 @@ t.test('a connection that is not accepted in time is a connect timeout, which sa
   t.equal(r.error?.code, 'WEBKRAB_ERR_CONNECT_TIMEOUT')
   t.match(r.error?.message, /no connection within 300 ms \(--connect-timeout\)/)
   t.equal(r.error?.kind, 'retry')
-  t.ok(r.timings.total < 3000, `given up after ${r.timings.total} ms`)
+  t.ok(r.timings.total >= 300 && r.timings.total < 3000, `given up after ${r.timings.total} ms`)
+})
+
+t.test('the connect timeout is kept to the millisecond, not on undici\'s half-second clock', async t => {
+  // undici's own connect timer fires on a 499 ms tick: a 100 ms limit ended after 500 to 1000 ms.
+  // The least of three tries stays far under that unless all three were held up by the machine.
+  const port = await unacceptingPort(t)
+  const f = new Fetcher({ perOriginConcurrency: 3, connectTimeoutMs: 100, responseTimeoutMs: 10_000 })
+  t.teardown(async () => { await f.destroy() })
+  const totals: number[] = []
+  for (let i = 0; i < 3; i++) {
+    const r = await f.fetch(`http://127.0.0.1:${port}/${i}`, HEADERS, hooks())
+    t.equal(r.error?.code, 'WEBKRAB_ERR_CONNECT_TIMEOUT')
+    t.ok(r.timings.total >= 100, `never before the limit: ${r.timings.total} ms`)
+    totals.push(r.timings.total)
+  }
+  t.ok(Math.min(...totals) < 450, `ended ${totals.join(', ')} ms after the request, for a 100 ms limit`)
 })
 
 t.test('a refused connection is a connection error, kind retry', async t => {
