@@ -1,5 +1,5 @@
-import t from 'tap'
-import { spawnSync } from 'node:child_process'
+import t, { type Test } from 'tap'
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
@@ -20,14 +20,20 @@ function project (dir: string): void {
 // a clean environment: the examples must not lean on this test runner's settings
 const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
 
+/** Runs node with `args` in the user's project `dir`; what it printed goes to the TAP output when it fails. */
+function runNode (t: Test, dir: string, args: string[], timeout = 30_000): SpawnSyncReturns<string> {
+  const r = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', timeout })
+  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  return r
+}
+
 t.test('the node:test example of README.md passes in a project that installed webkrab', async t => {
   const code = examples.find(e => e.includes("from 'node:test'"))
   if (code === undefined) throw new Error('README.md has no node:test example')
   const dir = t.testdir()
   project(dir)
   writeFileSync(join(dir, 'revisit.test.mjs'), code)
-  const r = spawnSync(process.execPath, ['--test', 'revisit.test.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 })
-  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  const r = runNode(t, dir, ['--test', 'revisit.test.mjs'])
   t.equal(r.status, 0, 'node --test exits 0')
   t.match(r.stdout, /# pass 1\n/)
   t.match(r.stdout, /# fail 0\n/)
@@ -39,8 +45,7 @@ t.test('the tap example of README.md passes in a project that installed webkrab'
   const dir = t.testdir()
   project(dir)
   writeFileSync(join(dir, 'status.test.mjs'), code)
-  const r = spawnSync(process.execPath, ['status.test.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 })
-  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  const r = runNode(t, dir, ['status.test.mjs'])
   t.equal(r.status, 0, 'the tap file exits 0')
   t.match(r.stdout, /^ok 1 - a 429 comes with the Retry-After the site was asked for/m)
   t.notMatch(r.stdout, /^not ok/m)
@@ -61,8 +66,7 @@ t.test('the package entry points resolve from a project that installed webkrab, 
     "console.log(JSON.stringify({ fx: typeof fx.startFixtureSite, cr: typeof cr.crawl, cf: typeof cf.runSuite, same: deep.startFixtureSite === fx.startFixtureSite, name: pkg.name, schema: schema.endsWith('report.schema.json') }))"
   ].join('\n')
   writeFileSync(join(dir, 'imports.mjs'), script)
-  const r = spawnSync(process.execPath, ['imports.mjs'], { cwd: dir, env, encoding: 'utf8', timeout: 30_000 })
-  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  const r = runNode(t, dir, ['imports.mjs'])
   t.same(JSON.parse(r.stdout), { fx: 'function', cr: 'function', cf: 'function', same: true, name: 'webkrab', schema: true })
   const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { exports: Record<string, { types: string, default: string } | string> }
   for (const [entry, target] of Object.entries(pkg.exports)) {
@@ -86,7 +90,6 @@ t.test('a TypeScript project that installed webkrab gets the entry points\' type
     // a wrong type must be caught: the entry points carry real declarations, not any
     "// @ts-expect-error: a store is a path, not a number\nexport const wrong: CrawlOptions = { urls: [], store: 1 }"
   ].join('\n') + '\n')
-  const r = spawnSync(process.execPath, [fromRoot('node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--skipLibCheck', 'uses.ts'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 })
-  if (r.status !== 0) t.comment(r.stdout + r.stderr)
+  const r = runNode(t, dir, [fromRoot('node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--target', 'es2022', '--skipLibCheck', 'uses.ts'], 60_000)
   t.equal(r.status, 0, 'tsc finds the declarations and the @ts-expect-error is used')
 })
