@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { errors } from '../common/errors.js'
 import { formatBytes } from '../common/units.js'
 import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
-import { formatSoak, runSoak, type SoakResult } from './soak.js'
+import { formatSoak, positive, runSoak, type SoakResult } from './soak.js'
 
 /** The part of autocannon's options and results this benchmark uses (it ships no types). */
 interface CannonOptions {
@@ -91,12 +91,6 @@ async function startBare (site: RunningSite): Promise<{ app: FastifyInstance, ur
   app.get('/validators/strong', (_request, reply) => reply.headers(headers).send(body))
   await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` }
-}
-
-function positive (name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback
-  if (!Number.isFinite(v) || v <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be a positive number, not ${String(value)}`)
-  return v
 }
 
 /**

@@ -112,6 +112,22 @@ function collector (): () => void {
  * Counts the requests each HTTP server receives, by request target, and the status
  * each response ended with: beside the journal, from Node's own events.
  */
+/** A key of `served.statuses`: the request target and the status it was answered with. */
+function servedKey (key: string): { url: string, status: number } {
+  const i = key.lastIndexOf(' ')
+  return { url: key.slice(0, i), status: Number(key.slice(i + 1)) }
+}
+
+/** What the servers answered, by status alone (`served.statuses` counts by target and status). */
+export function servedByStatus (statuses: Record<string, number>): Record<string, number> {
+  const byStatus: Record<string, number> = {}
+  for (const [key, count] of Object.entries(statuses)) {
+    const { status } = servedKey(key)
+    byStatus[status] = (byStatus[status] ?? 0) + count
+  }
+  return byStatus
+}
+
 function countRequests (site: RunningSite): { received: () => number, byPath: Map<string, number>, statuses: Map<string, number>, detach: () => void } {
   const byPath = new Map<string, number>()
   const statuses = new Map<string, number>()
@@ -146,7 +162,8 @@ async function runClient (options: SoakClientOptions): Promise<SoakClientResult>
   return JSON.parse(out) as SoakClientResult
 }
 
-function positive (name: string, value: number | undefined, fallback: number): number {
+/** A flag's value, or its default, that must be a positive number. */
+export function positive (name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback
   if (!Number.isFinite(v) || v <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`${name} must be a positive number, not ${String(value)}`)
   return v
@@ -192,7 +209,7 @@ export async function runSoak (opts: SoakOptions = {}): Promise<SoakResult> {
     return judge({
       connections, duration, client, site, seq0, maxGrowth,
       served: { received: counter.received(), byPath: Object.fromEntries(counter.byPath), statuses: Object.fromEntries(counter.statuses) },
-      memory: { heapMiB: { start: round(heapStart), ringFull: round(ringFull), end: round(heapEnd) }, rssMiB: { start: round(rssStart), peak: round(rssPeak), end: round(rssEnd) } },
+      memory: { heapMiB: { start: roundTenth(heapStart), ringFull: roundTenth(ringFull), end: roundTenth(heapEnd) }, rssMiB: { start: roundTenth(rssStart), peak: roundTenth(rssPeak), end: roundTenth(rssEnd) } },
       ringFilled: heapRingFull !== null
     })
   } finally {
@@ -200,7 +217,8 @@ export async function runSoak (opts: SoakOptions = {}): Promise<SoakResult> {
   }
 }
 
-function round (n: number): number {
+/** To a tenth (MiB figures). */
+export function roundTenth (n: number): number {
   return Math.round(n * 10) / 10
 }
 
@@ -228,9 +246,7 @@ function judge (o: Observed): SoakResult {
   const allowed = new Set(SOAK_PATHS.flatMap(p => p.expect))
   const unexpected: SoakResult['unexpected'] = []
   for (const [key, count] of Object.entries(served.statuses)) {
-    const i = key.lastIndexOf(' ')
-    const url = key.slice(0, i)
-    const status = Number(key.slice(i + 1))
+    const { url, status } = servedKey(key)
     if (!(expected.get(url)?.has(status) ?? false)) unexpected.push({ url, status, count })
   }
   // the journal's kept entries must agree with what the servers counted: completed, with their status
@@ -269,7 +285,7 @@ function judge (o: Observed): SoakResult {
       name: 'memory stays flat',
       pass: o.ringFilled && growth <= o.maxGrowth,
       detail: o.ringFilled
-        ? `heap after GC ${o.memory.heapMiB.ringFull} MiB once the journal ring was full, ${o.memory.heapMiB.end} MiB at the end (${growth >= 0 ? '+' : ''}${round(growth)} MiB, at most +${o.maxGrowth}); RSS peak ${o.memory.rssMiB.peak} MiB`
+        ? `heap after GC ${o.memory.heapMiB.ringFull} MiB once the journal ring was full, ${o.memory.heapMiB.end} MiB at the end (${growth >= 0 ? '+' : ''}${roundTenth(growth)} MiB, at most +${o.maxGrowth}); RSS peak ${o.memory.rssMiB.peak} MiB`
         : `the journal ring (${site.journal.size}) never filled: the load was too short to reach a steady state`
     }
   ]

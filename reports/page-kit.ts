@@ -17,5 +17,5 @@ export { statTiles, card, badge, legend, type Stat, type Tone } from './page-kit
 export { dataTable, type Column, type Cell, type Row, type ColumnFilter } from './page-kit/data-table.js'
 export { barChart, stackedBars, stackedLegend, type Bar, type Segment, type StackedBar, type ChartOptions } from './page-kit/charts.js'
 export { timeline, niceTicks, type TimelineItem, type TimelineWindow, type TimelineLane, type TimelineMarker, type TimelineOptions } from './page-kit/timeline.js'
-export { palette, seriesColor } from './page-kit/palette.js'
+export { palette, seriesColor, statusColor } from './page-kit/palette.js'
 export { TABLE_SCRIPT } from './page-kit/table-script.js'

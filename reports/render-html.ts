@@ -2,7 +2,7 @@ import { formatBytes, formatDuration } from '../common/units.js'
 import type { FetchReport, Outcome, ResourceReport } from './report-types.js'
 import {
   renderPage, escapeHtml, statTiles, card, badge, legend, dataTable, barChart, stackedBars, stackedLegend, timeline,
-  palette, type Tone, type Row
+  palette, statusColor, type Tone, type Row
 } from './page-kit.js'
 import { summarizeReport, describeContext, describeRepresentation, formatCount, formatShare, type ReportSummary } from './summarize-report.js'
 import { reportTimeline, classifyExchange, EXCHANGE_CLASSES } from './report-timeline.js'
@@ -147,14 +147,6 @@ function kindsCard (report: FetchReport): string {
     body: barChart(bars, { title: 'Requests by kind', id: 'kinds-chart', labelWidth: 170, width: HALF_WIDTH }) +
       '<h3>By response status</h3>' + barChart(statuses, { title: 'Requests by response status', id: 'status-chart', labelWidth: 170, width: HALF_WIDTH })
   })
-}
-
-function statusColor (status: string): string {
-  if (status === '304') return palette.green
-  if (/^2/.test(status)) return palette.blue
-  if (/^3/.test(status)) return palette.sky
-  if (/^(429|503)$/.test(status)) return palette.amber
-  return palette.red
 }
 
 function timelineCard (report: FetchReport): string {

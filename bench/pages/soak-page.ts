@@ -1,15 +1,7 @@
 import { version } from '../../common/version.js'
-import { badge, barChart, card, dataTable, palette, renderPage, statTiles, type Bar } from '../../reports/page-kit.js'
-import type { SoakResult } from '../soak.js'
+import { badge, barChart, card, dataTable, palette, renderPage, statTiles, statusColor, type Bar } from '../../reports/page-kit.js'
+import { roundTenth, servedByStatus, type SoakResult } from '../soak.js'
 import { figureTable } from './figure-table.js'
-
-/** A status's colour: success green, redirects and 304s blue, client errors amber, server errors red. */
-function statusColor (status: string): string {
-  if (status.startsWith('2')) return palette.green
-  if (status.startsWith('3')) return palette.blue
-  if (status.startsWith('4')) return palette.amber
-  return palette.red
-}
 
 /**
  * `webkrab bench server --soak` as a page, from its result JSON alone: whether
@@ -23,14 +15,14 @@ export function renderSoakPage (r: SoakResult): string {
     { id: 'held', label: 'the site held', value: r.pass ? 'yes' : `${failed.length} failed`, raw: failed.length, tone: r.pass ? 'good' : 'bad', detail: `${r.checks.length} checks` },
     { id: 'rps', label: 'requests/s', value: r.client.requestsPerSec.toFixed(0), raw: r.client.requestsPerSec, detail: `${r.served.received.toLocaleString('en')} received in ${r.duration} s, ${r.connections} connections` },
     { id: 'errors', label: 'connection errors', value: String(r.client.errors + r.client.timeouts), raw: r.client.errors + r.client.timeouts, tone: r.client.errors + r.client.timeouts > 0 ? 'bad' : undefined, detail: `${r.client.timeouts} timeouts; ${r.unexpected.length} unexpected statuses` },
-    { id: 'heap-growth', label: 'heap growth', value: `${growth >= 0 ? '+' : ''}${growth} MiB`, raw: growth, detail: `after a full GC, from the full journal ring to the end` }
+    { id: 'heap-growth', label: 'heap growth', value: `${growth >= 0 ? '+' : ''}${roundTenth(growth)} MiB`, raw: growth, detail: `after a full GC, from the full journal ring to the end` }
   ])
   const checks = dataTable({
     id: 'checks',
     columns: [{ label: 'check' }, { label: 'verdict' }, { label: 'detail', className: 'wide' }],
     rows: r.checks.map(c => ({ attrs: { 'data-check': c.name, 'data-pass': c.pass }, cells: [c.name, { html: badge(c.pass ? 'pass' : 'FAIL', c.pass ? 'good' : 'bad'), sort: c.pass ? 1 : 0 }, c.detail] }))
   })
-  const statuses: Bar[] = Object.entries(r.served.statuses).sort(([a], [b]) => a.localeCompare(b))
+  const statuses: Bar[] = Object.entries(servedByStatus(r.served.statuses)).sort(([a], [b]) => a.localeCompare(b))
     .map(([status, n]) => ({ label: status, value: n, color: statusColor(status), display: n.toLocaleString('en'), attrs: { 'data-status': status } }))
   const memory: Bar[] = [
     ...(['start', 'ringFull', 'end'] as const).map(k => ({ label: `heap, ${k === 'ringFull' ? 'ring full' : k}`, value: r.memory.heapMiB[k], color: palette.blue, display: `${r.memory.heapMiB[k]} MiB`, attrs: { 'data-memory': `heap-${k}` } })),

@@ -23,3 +23,12 @@ export function seriesColor (n: number): string {
   const cycle = [palette.blue, palette.amber, palette.green, palette.purple, palette.orange, palette.sky, palette.grey]
   return cycle[n % cycle.length]
 }
+
+/** A response status's colour: 304 green (nothing to send), other 2xx blue, 3xx sky, 429 and 503 amber (come back later), the rest red. */
+export function statusColor (status: string): string {
+  if (status === '304') return palette.green
+  if (/^2/.test(status)) return palette.blue
+  if (/^3/.test(status)) return palette.sky
+  if (/^(429|503)$/.test(status)) return palette.amber
+  return palette.red
+}

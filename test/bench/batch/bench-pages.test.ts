@@ -111,7 +111,7 @@ const soak: SoakResult = viaJson({
   connections: 200,
   duration: 30,
   client: { answered: 412000, sent: 412200, requestsPerSec: 13733, errors: 0, timeouts: 0, statusCounts: { 200: 300000, 304: 60000, 429: 52000 } },
-  served: { received: 412200, byPath: { '/validators/strong': 60000 }, statuses: { 200: 300100, 304: 60050, 429: 52050 } },
+  served: { received: 412200, byPath: { '/validators/strong': 60000 }, statuses: { '/validators/strong 200': 300000, '/validators/strong 304': 60050, '/status/200 200': 100, '/status/429 429': 52050 } },
   unexpected: [],
   journal: { recorded: 412200, kept: 10000, dropped: 402200, size: 10000, incomplete: 0, statusMismatches: 0, abandoned: 0 },
   memory: { heapMiB: { start: 21, ringFull: 48, end: 50 }, rssMiB: { start: 90, peak: 180, end: 170 } },
@@ -129,6 +129,8 @@ t.test('the soak page shows each check with its verdict, the responses by status
   t.match(html, /<tr data-check="heap flat">[\s\S]*?FAIL[\s\S]*?heap grew 30 MiB/)
   t.match(html, /<tr data-check="statuses" data-pass>[\s\S]*?pass/)
   t.equal(valueIn(html, 'status-chart', 'data-status="429"'), 52050)
+  t.equal(valueIn(html, 'status-chart', 'data-status="200"'), 300100, 'the servers\' counts by target and status, totalled by status')
+  t.match(html, /<g[^>]*data-status="304"[^>]*>[\s\S]*?fill="#009e73"/, 'a 304 in the colour of nothing sent')
   t.equal(valueIn(html, 'memory-chart', 'data-memory="heap-ringFull"'), 48)
   t.equal(valueIn(html, 'memory-chart', 'data-memory="rss-peak"'), 180)
   t.equal(stat(html, 'heap-growth'), 2)
