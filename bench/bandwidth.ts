@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { errors } from '../common/errors.js'
@@ -8,8 +8,8 @@ import { startFixtureSite } from '../fixture-server/index.js'
 import { bandwidthSite, changeTimes } from './bandwidth/bandwidth-site.js'
 import { visitsFrom, wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
 import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
-import { plannerDay } from './bandwidth/planner-way.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
+import { writeBenchResults } from './write-results.js'
 
 const DAY = 86_400_000
 
@@ -102,12 +102,15 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
         await crawl({ urls, store, ...crawlOpts })
         for (let d = 0; d < o.days; d++) {
           site.clock.advance(DAY)
-          if (way === 'planner') {
-            await plannerDay(urls, store, perDay, crawlOpts)
-            continue
-          }
-          const chosen = Array.from({ length: perDay }, (_, k) => urls[(d * perDay + k) % urls.length])
-          await crawl({ urls: chosen, store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store, ...crawlOpts })
+          // the planner way: one `crawl --plan --plan-budget N` a site day over the store the first
+          // full crawl filled, the reference crawler's own path (crawler/plan-run.ts). It brings back
+          // every page the store holds for the origin, asks the first to read the site's clock, and
+          // spends the day's budget as its planner says (revalidations, refetches, audits); all of it
+          // reaches the server, so all of it is in the figures. The other ways take the day's pages in turn.
+          const day = way === 'planner'
+            ? { urls, store, plan: true, planBudget: perDay }
+            : { urls: Array.from({ length: perDay }, (_, k) => urls[(d * perDay + k) % urls.length]), store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store }
+          await crawl({ ...crawlOpts, ...day })
         }
         const visits: Visit[] = visitsFrom(site.journal.entries(), pageOf)
         if (way === 'unconditional') fullHeaders = initialHeaders(visits, pages.length, startMs)
@@ -136,20 +139,8 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
     seconds: (performance.now() - started) / 1000,
     files: []
   }
-  if (o.out !== null) result.files = await writeResults(o.out, result)
+  if (o.out !== null) result.files = await writeBenchResults(o.out, 'bench-bandwidth', result, () => renderBandwidthPage(result))
   return result
-}
-
-async function writeResults (dir: string, result: BandwidthBenchResult): Promise<string[]> {
-  const base = join(dir, 'bench-bandwidth')
-  try {
-    await mkdir(dir, { recursive: true })
-    await writeFile(`${base}.json`, JSON.stringify(result, null, 2) + '\n')
-    await writeFile(`${base}.html`, renderBandwidthPage(result))
-  } catch (err) {
-    throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${JSON.stringify(dir)}: cannot write the results there (${(err as Error).message})`, { cause: err })
-  }
-  return [`${base}.json`, `${base}.html`]
 }
 
 /** The header block of each page's first (full) response: the oracle's "headers only" cost. */

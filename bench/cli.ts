@@ -1,11 +1,10 @@
 import type { Command } from 'commander'
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { errors } from '../common/errors.js'
 import { parseDuration } from '../common/units.js'
 import { parseSchedulerOptions, schedulerBenchOptions, type BenchFlag } from './sim/scheduler-options.js'
 import { bandwidthBenchOptions } from './bandwidth.js'
 import { stepProgress, withClockProgress, withRequestProgress } from './bench-progress.js'
+import { writeBenchResults } from './write-results.js'
 
 /**
  * Prints a benchmark's result: one JSON object with --json, else its short
@@ -13,17 +12,7 @@ import { stepProgress, withClockProgress, withRequestProgress } from './bench-pr
  * that JSON alone, as the chart page `bench-NAME.html`.
  */
 async function emit (name: string, result: unknown, table: string, opts: { json?: boolean, out?: string }, page?: () => string): Promise<void> {
-  if (opts.out !== undefined) {
-    const files = [join(opts.out, `bench-${name}.json`), ...(page === undefined ? [] : [join(opts.out, `bench-${name}.html`)])]
-    try {
-      await mkdir(opts.out, { recursive: true })
-      await writeFile(files[0], JSON.stringify(result, null, 2) + '\n')
-      if (page !== undefined) await writeFile(files[1], page())
-    } catch (err) {
-      throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${JSON.stringify(opts.out)}: cannot write there (${(err as Error).message})`, { cause: err })
-    }
-    wrote(files)
-  }
+  if (opts.out !== undefined) wrote(await writeBenchResults(opts.out, `bench-${name}`, result, page))
   process.stdout.write(opts.json === true ? JSON.stringify(result, null, 2) + '\n' : table.endsWith('\n') ? table : table + '\n')
 }
 
@@ -144,9 +133,14 @@ export function registerBench (program: Command): void {
         warmup: whole(opts.warmup, '--warmup', 0),
         retain: opts.retain as 'body' | 'headers' | 'none'
       }
-      // each round, warm-up ones included, fetches every page three times: the bare loop, the store floor, the crawler
-      const requests = 3 * ((settings.rounds ?? 3) + (settings.warmup ?? 1)) * (settings.pages ?? 500)
-      const result = await withRequestProgress('bench crawler', requests, async () => await runCrawlerBench(settings))
+      // a step per run, drawn between runs: nothing listens to the requests being timed
+      const bar: { progress: ReturnType<typeof stepProgress> | null } = { progress: null }
+      let result
+      try {
+        result = await runCrawlerBench({ ...settings, onStart: runs => { bar.progress = stepProgress('bench crawler', runs) }, onStep: run => { bar.progress?.step(run) } })
+      } finally {
+        bar.progress?.stop()
+      }
       const { renderCrawlerPage } = await import('./pages/crawler-page.js')
       await emit('crawler', result, formatCrawlerBench(result), opts, () => renderCrawlerPage(result))
     })

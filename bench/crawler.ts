@@ -35,6 +35,13 @@ export interface CrawlerBenchOptions {
   warmup?: number
   /** What the crawler keeps of each page (default body, as `webkrab crawl` does). */
   retain?: 'body' | 'headers' | 'none'
+  /**
+   * Told the number of timed and warm-up runs before the first, then once after each
+   * (`onStep('store floor, round 2')`): a progress line drawn between runs costs the
+   * runs nothing, where one fed by every request would be measured with them.
+   */
+  onStart?: (runs: number) => void
+  onStep?: (run: string) => void
 }
 
 export interface CrawlerSideFigures {
@@ -140,24 +147,26 @@ export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<
   const urls = Array.from({ length: pages }, (_, i) => `${site.url}/bytes/${pageBytes}?page=${i}`)
   let best: { crawler: CrawlerSideFigures, bare: CrawlerSideFigures, floor: FloorSideFigures } | null = null
   const faster = <T extends CrawlerSideFigures>(a: T, b: T): T => a.pagesPerSecond > b.pagesPerSecond ? a : b
+  const step = (run: string): void => { opts.onStep?.(run) }
+  opts.onStart?.(3 * (warmup + rounds))
   try {
-    for (let round = 0; round < warmup; round++) {
-      await bareLoop(urls, concurrency)
-      await storeFloor(urls, concurrency, retain, join(dir, `warmup-floor-${round}.sqlite`))
-      await crawl({ urls, store: join(dir, `warmup-${round}.sqlite`), concurrency, perOriginConcurrency: concurrency, retain })
-    }
-    for (let round = 0; round < rounds; round++) {
+    // warm-up rounds first (negative numbers), run exactly as the timed ones and not counted
+    for (let round = -warmup; round < rounds; round++) {
+      const run = round < 0 ? `warm-up ${round + warmup + 1}` : `round ${round + 1}`
       const bare = await measured(async () => await bareLoop(urls, concurrency))
+      step(`bare loop, ${run}`)
       const floorPath = join(dir, `floor-${round}.sqlite`)
       const floor = await measured(async () => await storeFloor(urls, concurrency, retain, floorPath))
-      const f = { ...figures(pages, floor, floor.value.requests, floor.value.failures), ...floorContents(floorPath) }
-      const store = join(dir, `round-${round}.sqlite`)
-      // a fresh store each round: every page is a first, full download on both sides
-      const ours = await measured(async () => await crawl({ urls, store, concurrency, perOriginConcurrency: concurrency, retain }))
+      step(`store floor, ${run}`)
+      // a fresh store each round: every page is a first, full download on every side
+      const ours = await measured(async () => await crawl({ urls, store: join(dir, `round-${round}.sqlite`), concurrency, perOriginConcurrency: concurrency, retain }))
+      step(`crawler, ${run}`)
+      if (round < 0) continue
       const report = ours.value
       const failed = report.resources.filter(r => r.outcome !== 'new').length
       const c = figures(pages, ours, report.requests.total, failed)
       const b = figures(pages, bare, bare.value.requests, bare.value.failures)
+      const f = { ...figures(pages, floor, floor.value.requests, floor.value.failures), ...floorContents(floorPath) }
       best = best === null
         ? { crawler: c, bare: b, floor: f }
         : { crawler: faster(c, best.crawler), bare: faster(b, best.bare), floor: faster(f, best.floor) }

@@ -1,6 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
-import { errors } from '../common/errors.js'
+import { writeBenchResults } from './write-results.js'
 import { type AnalyticFigures } from './sim/analytic.js'
 import { type PolicyFigures, runPolicy, type S1Params, analyticFor } from './sim/run-s1.js'
 import { parseSchedulerOptions, type SchedulerBenchOptions, schedulerBenchOptions, type SchedulerVariant } from './sim/scheduler-options.js'
@@ -125,7 +123,7 @@ export async function runSchedulerBench (raw: Record<string, unknown> = {}, hook
     seconds: (performance.now() - started) / 1000,
     files: []
   }
-  if (o.out !== null) result.files = await writeResults(o.out, result)
+  if (o.out !== null) result.files = await writeBenchResults(o.out, schedulerResultsName(result), result, () => renderSchedulerPage(result))
   return result
 }
 
@@ -140,14 +138,3 @@ export function schedulerResultsName (result: Pick<SchedulerBenchResult, 'varian
   return `bench-scheduler-${result.variant}${suffix}`
 }
 
-async function writeResults (dir: string, result: SchedulerBenchResult): Promise<string[]> {
-  const base = join(dir, schedulerResultsName(result))
-  try {
-    await mkdir(dir, { recursive: true })
-    await writeFile(`${base}.json`, JSON.stringify(result, null, 2) + '\n')
-    await writeFile(`${base}.html`, renderSchedulerPage(result))
-  } catch (err) {
-    throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${JSON.stringify(dir)}: cannot write the results there (${(err as Error).message})`, { cause: err })
-  }
-  return [`${base}.json`, `${base}.html`]
-}

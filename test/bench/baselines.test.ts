@@ -23,8 +23,12 @@ t.test('the crawler benchmark fetches the same URLs with the reference crawler, 
   t.equal(r.storeFloor.storedBodyBytes, 24 * 2000, 'and, as the crawler keeps bodies (--retain body), every body whole')
 })
 
-t.test('under --retain none the store floor keeps a row per page and no body, as the crawler does', async t => {
-  const r = await runCrawlerBench({ pages: 6, pageBytes: 3000, concurrency: 2, rounds: 1, warmup: 0, retain: 'none' })
+t.test('under --retain none the store floor keeps a row per page and no body, as the crawler does; progress is told between runs', async t => {
+  const runs: number[] = []
+  const steps: string[] = []
+  const r = await runCrawlerBench({ pages: 6, pageBytes: 3000, concurrency: 2, rounds: 1, warmup: 1, retain: 'none', onStart: n => { runs.push(n) }, onStep: s => { steps.push(s) } })
+  t.same(runs, [6], 'told its runs once, before the first: three sides, a warm-up and a round')
+  t.same(steps, ['bare loop, warm-up 1', 'store floor, warm-up 1', 'crawler, warm-up 1', 'bare loop, round 1', 'store floor, round 1', 'crawler, round 1'], 'a step after each run, in the order they ran')
   t.equal(r.retain, 'none')
   t.equal(r.storeFloor.rows, 6)
   t.equal(r.storeFloor.storedBodyBytes, 0)
