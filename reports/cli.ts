@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node
 import { dirname, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
-import { parseReport } from './load-report.js'
+import { parseReportJson, reportFrom } from './load-report.js'
 import { renderTerminal } from './render-terminal.js'
 import { renderMarkdown } from './render-md.js'
 import { renderHtml } from './render-html.js'
@@ -43,10 +43,11 @@ export function registerReport (program: Command): void {
  * `schema`, as /_webkrab/journal serves it) renders only as HAR.
  */
 export function renderFile (text: string, source: string, format: ReportFormat, terminal: { color: boolean, width?: number }): string {
-  const journal = asJournal(text, source)
+  const value = parseReportJson(text, source)
+  const journal = asJournal(value, source)
   if (journal !== null && format === 'har') return JSON.stringify(journalToHar(journal), null, 2) + '\n'
   if (journal !== null) throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: a fixture-site journal, not a fetch report; a journal renders only as HAR (--format har)`)
-  const report = parseReport(text, source)
+  const report = reportFrom(value, source)
   switch (format) {
     case 'terminal': return renderTerminal(report, terminal)
     case 'md': return renderMarkdown(report)
@@ -65,14 +66,8 @@ function readInput (file: string): string {
   }
 }
 
-/** The journal's JSON form, `{ entries: [...] }` or a bare array of entries; null when the text is something else. */
-function asJournal (text: string, source: string): HarJournalEntry[] | null {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return null // parseReport will say where the JSON breaks
-  }
+/** The journal's JSON form, `{ entries: [...] }` or a bare array of entries; null when the value is something else. */
+function asJournal (value: unknown, source: string): HarJournalEntry[] | null {
   const entries = Array.isArray(value) ? value : (value !== null && typeof value === 'object' && !('schema' in value) ? (value as { entries?: unknown }).entries : undefined)
   if (!Array.isArray(entries)) return null
   entries.forEach((e: unknown, i) => {

@@ -34,12 +34,20 @@ export function loadReport (path: string): FetchReport {
 
 /** Parses and checks report text; `source` names it in errors. */
 export function parseReport (text: string, source: string): FetchReport {
-  let value: unknown
+  return reportFrom(parseReportJson(text, source), source)
+}
+
+/** The JSON of a report file; bad JSON is WEBKRAB_ERR_BAD_REPORT with its line and column. */
+export function parseReportJson (text: string, source: string): unknown {
   try {
-    value = JSON.parse(text)
+    return JSON.parse(text)
   } catch (err) {
     throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: not JSON${jsonPosition(text, err)}: ${(err as Error).message}`, { cause: err })
   }
+}
+
+/** A parsed value as a fetch report, once its schema holds; else WEBKRAB_ERR_BAD_REPORT at the first pointer that breaks it. */
+export function reportFrom (value: unknown, source: string): FetchReport {
   const failure = validateReport(value)
   if (failure !== null) {
     const pointer = failure.pointer === '' ? '(the whole document)' : failure.pointer

@@ -118,11 +118,13 @@ export function summarizeReport (report: FetchReport): ReportSummary {
 
 /**
  * Whether the origin was asked again after the answer that deferred it: the
- * last exchange with the signal's status (`503 Retry-After: 1` → 503) is
- * followed by another request to the origin.
+ * last exchange with the signal's status (`503 Retry-After: 1` → 503; a signal
+ * with no status, `no response: …`, was an exchange that got none) is followed
+ * by another request to the origin.
  */
 function askedAgain (report: FetchReport, origin: string, signal: string): boolean {
-  const status = Number(/^\d{3}/.exec(signal)?.[0] ?? NaN)
+  const code = /^\d{3}/.exec(signal)?.[0]
+  const status = code === undefined ? null : Number(code)
   const exchanges = report.exchanges.filter(e => e.origin === origin)
   const trigger = exchanges.filter(e => e.status === status).reduce<FetchReport['exchanges'][number] | null>((last, e) => last === null || e.startMs > last.startMs ? e : last, null)
   return trigger !== null && exchanges.some(e => e.startMs > trigger.startMs)

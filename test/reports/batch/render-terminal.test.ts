@@ -132,3 +132,16 @@ t.test('an origin the run never asked again after its deferring answer counts as
   t.match(lines[0], /^Deferred\s+1 origin$/)
   t.match(lines.find(l => l.includes(report.origins[1].origin)), `${report.origins[1].deferral?.signal ?? ''}  until `)
 })
+
+t.test('an origin whose request timed out, waited and carried on counts as resumed: no status to find in its signal is needed', async t => {
+  const report = makeReport()
+  // the flaky page's first try got no answer at all (a timeout) instead of its 503; the retry followed
+  const first = report.exchanges.find(e => e.url.endsWith('/flaky?fail=1') && e.status === 503)
+  if (first === undefined) throw new Error('the report factory has no 503 for /flaky?fail=1')
+  first.status = null
+  first.error = 'no complete response within 500 ms (--response-timeout)'
+  report.origins[0].deferral = { reason: 'no response within the response timeout: retried after a pause', signal: 'no response: timed out', until: '2026-01-01T00:00:02.000Z' }
+  const lines = section(renderTerminal(report, { color: false }), 'Deferred')
+  t.match(lines[0], /^Deferred\s+1 origin; 1 more waited and resumed$/)
+  t.match(lines.find(l => l.includes(ORIGIN_A)), 'no response: timed out  waited until 2026-01-01T00:00:02.000Z, then resumed')
+})
