@@ -1,4 +1,4 @@
-import { visit, type Document, type LineCounter } from 'yaml'
+import { LineCounter, parseDocument, visit, type Document } from 'yaml'
 import { errors } from './errors.js'
 
 /**
@@ -47,4 +47,21 @@ export function rejectCustomTags (doc: Document, lines: LineCounter, text: strin
   const { tag, offset } = found as { tag: string, offset: number }
   const at = lines.linePos(offset)
   throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: the tag ${shortTag(tag)} is not allowed: WebKrab files are plain YAML (core schema), without custom tags`)
+}
+
+/**
+ * Parses one of WebKrab's YAML files, keeping positions: a syntax error (or a
+ * duplicate key, which YAML 1.2 forbids) or a tag outside the core schema throws
+ * WEBKRAB_ERR_BAD_YAML as `file:line:col: what (CODE)`.
+ */
+export function parseYamlDocument (text: string, file: string): { doc: Document, lines: LineCounter } {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const first = doc.errors[0]
+  if (first !== undefined) {
+    const at = lines.linePos(first.pos[0])
+    throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: ${first.message.split('\n')[0]} (${first.code})`)
+  }
+  rejectCustomTags(doc, lines, text, file)
+  return { doc, lines }
 }

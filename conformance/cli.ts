@@ -57,7 +57,6 @@ export function writeOutputs (result: SuiteResult, dir: string): string[] {
   return files.map(([name]) => join(dir, name))
 }
 
-/** `--compare`: line up earlier results of several crawlers, scenario by scenario. */
 /** Where the command writes: stdout for results, stderr for progress and notes; `env` decides whether progress is drawn (CI, NO_COLOR). */
 export interface ConformanceIo {
   stdout: { write: (chunk: string) => unknown, isTTY?: boolean }
@@ -65,6 +64,7 @@ export interface ConformanceIo {
   env?: NodeJS.ProcessEnv
 }
 
+/** `--compare`: line up earlier results of several crawlers, scenario by scenario. */
 export function runCompare (files: string[], out: string | undefined, io: ConformanceIo): number {
   const cmp = compareResults(loadResults(files))
   const text = renderCompareText(cmp)

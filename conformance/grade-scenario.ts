@@ -67,9 +67,16 @@ export function verdictOf (kind: ScenarioKind, results: AssertionResult[]): { ve
   return { verdict: 'pass', message: unchecked.length > 0 ? `passed; ${unchecked.length} optional assertion${unchecked.length === 1 ? '' : 's'} untested` : 'passed' }
 }
 
+const FAILURES: readonly Verdict[] = ['fail', 'setup-fail', 'harness-fail', 'dependency-fail']
+
+/** A verdict that says the scenario failed: its assertions, its set-up, its grading, or a scenario it depends on. */
+export function isFailure (verdict: Verdict): boolean {
+  return FAILURES.includes(verdict)
+}
+
 /** Does this verdict leave a must-level requirement of a required scenario unmet? */
 export function failsRequirement (kind: ScenarioKind, verdict: Verdict): boolean {
-  return kind === 'required' && ['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].includes(verdict)
+  return kind === 'required' && isFailure(verdict)
 }
 
 /**
@@ -79,5 +86,5 @@ export function failsRequirement (kind: ScenarioKind, verdict: Verdict): boolean
  * the scenarios built on it.
  */
 export function dependencyHolds (verdict: Verdict): boolean {
-  return !['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].includes(verdict)
+  return !isFailure(verdict)
 }

@@ -1,7 +1,7 @@
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml'
+import { isNode, type Document, type LineCounter } from 'yaml'
 import type { ErrorObject } from 'ajv'
 import { errors, type ErrorFactory } from '../common/errors.js'
-import { rejectCustomTags } from '../common/yaml-tags.js'
+import { parseYamlDocument } from '../common/yaml-tags.js'
 import type { SourcePos } from './scenario-types.js'
 
 /** A parsed YAML file that still knows where each of its nodes came from. */
@@ -18,15 +18,7 @@ export interface YamlSource {
  * YAML 1.2 forbids) throws WEBKRAB_ERR_BAD_YAML as `file:line:column: what`.
  */
 export function parseYamlSource (text: string, file: string): YamlSource {
-  const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
-  const first = doc.errors[0]
-  if (first !== undefined) {
-    const at = lines.linePos(first.pos[0])
-    const what = first.message.split('\n')[0].replace(/ at line \d+, column \d+.*$/, '')
-    throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: ${what} (${first.code})`)
-  }
-  rejectCustomTags(doc, lines, text, file)
+  const { doc, lines } = parseYamlDocument(text, file)
   return { file, text, doc, lines, value: doc.toJS({ maxAliasCount: 100 }) }
 }
 

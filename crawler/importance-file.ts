@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml'
+import { isMap, isScalar, type Node } from 'yaml'
 import { errors } from '../common/errors.js'
-import { rejectCustomTags } from '../common/yaml-tags.js'
+import { parseYamlDocument } from '../common/yaml-tags.js'
 
 /**
  * `webkrab crawl --plan --importance FILE`: the operator's weight per URL, a
@@ -16,18 +16,11 @@ import { rejectCustomTags } from '../common/yaml-tags.js'
  * ```
  */
 export function parseImportance (text: string, file: string): Record<string, number> {
-  const lines = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true })
+  const { doc, lines } = parseYamlDocument(text, file)
   const where = (node: Node | null | undefined): string => {
     const at = lines.linePos(node?.range?.[0] ?? 0)
     return `${file}:${at.line}:${at.col}`
   }
-  const first = doc.errors[0]
-  if (first !== undefined) {
-    const at = lines.linePos(first.pos[0])
-    throw errors.WEBKRAB_ERR_BAD_YAML(`${file}:${at.line}:${at.col}: ${first.message.split('\n')[0]} (${first.code})`)
-  }
-  rejectCustomTags(doc, lines, text, file)
   const contents = doc.contents
   if (contents === null) return {}
   if (!isMap(contents)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--importance ${where(contents)}: expected a mapping from URL to weight, such as "https://example.org/news: 4"`)

@@ -1,5 +1,4 @@
 import type { Command } from 'commander'
-import { randomBytes } from 'node:crypto'
 import { errors } from '../common/errors.js'
 import { isLoopback } from './loopback.js'
 import type { SiteDefinition } from './site-definition.js'
@@ -40,21 +39,21 @@ export function registerServe (program: Command): void {
         const { loadSiteFile } = await import('./site-file.js')
         site = await loadSiteFile(flags.site)
       }
-      let token = flags.token
       const beyondLoopback = !isLoopback(flags.host)
-      if (beyondLoopback) token ??= randomBytes(18).toString('base64url')
       // fastify and the catalogue load only once the flags and the site file have passed
       const { startFixtureSite } = await import('./start-fixture-site.js')
       const running = await startFixtureSite(site, {
         host: flags.host,
         port,
         seed: flags.seed,
-        token,
+        // beyond loopback, startFixtureSite makes a token unless one is given
+        token: flags.token,
         journalSize,
         clockStart: flags.clockStart,
         realTime: flags.realTime
       })
       // warned once listening, so a host that cannot be bound gets its one error line and nothing else
+      const token = running.token
       if (beyondLoopback) process.stderr.write(`webkrab serve: warning: listening on ${flags.host}, beyond loopback; /_webkrab/* needs the header x-webkrab-token: ${token ?? ''}\n`)
       for (const o of running.origins) process.stdout.write(`origin ${o.name} ${o.url}\n`)
       if (token !== undefined) process.stdout.write(`token ${token}\n`)

@@ -1,9 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { LineCounter, parseDocument, type Document } from 'yaml'
+import type { Document, LineCounter } from 'yaml'
 import { errors } from '../common/errors.js'
-import { rejectCustomTags } from '../common/yaml-tags.js'
+import { parseYamlDocument } from '../common/yaml-tags.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
@@ -146,14 +146,7 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
 
 /** Parses a site file's text; errors name `fileName:line:col` and the rule broken. */
 export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
-  const lineCounter = new LineCounter()
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false })
-  const yamlError = doc.errors[0]
-  if (yamlError !== undefined) {
-    const { line, col } = lineCounter.linePos(yamlError.pos[0])
-    throw errors.WEBKRAB_ERR_BAD_YAML(`${fileName}:${line}:${col}: ${yamlError.message.split('\n')[0]}`)
-  }
-  rejectCustomTags(doc, lineCounter, text, fileName)
+  const { doc, lines: lineCounter } = parseYamlDocument(text, fileName)
   const value: unknown = doc.toJS()
   const check = new SiteChecker(fileName, doc, lineCounter)
   if (value === null || value === undefined) check.fail([], 'the site file is empty')

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseDuration, parseSize } from '../../common/units.js'
 import type { FetchReport } from '../../reports/report-types.js'
@@ -95,8 +94,8 @@ export function referenceAdapter (): CrawlerAdapter {
       })
       try {
         const options = { ...toCrawlOptions(req, join(req.stateDir, 'store.sqlite'), reportPath), signal: abort.signal }
+        // crawl() writes the report to reportPath itself (atomically)
         const report = await Promise.race([crawl(options), timeout])
-        writeFileSync(reportPath, JSON.stringify(report, null, 2))
         return { report, reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }
       } catch (err) {
         const timedOut = /did not finish within/.test((err as Error).message)

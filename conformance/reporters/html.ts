@@ -5,7 +5,7 @@ import { escapeHtml } from '../../reports/page-kit/escape-html.js'
 import { renderPage } from '../../reports/page-kit/page.js'
 import { palette } from '../../reports/page-kit/palette.js'
 import { version } from '../../common/version.js'
-import { VERDICTS, type Verdict } from '../grade-scenario.js'
+import { isFailure, VERDICTS, type Verdict } from '../grade-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import { byConcern, failureDetails, verdictText, type FailureDetail } from './verdict-words.js'
@@ -54,7 +54,7 @@ function rulesTable (result: SuiteResult): string {
   const rows = ids.map(id => {
     const r = index[id]
     const citing = result.scenarios.filter(s => (s.rules ?? []).includes(id))
-    const failing = citing.filter(s => s.expected === null && (s.verdict === 'fail' || s.verdict === 'optional-fail' || s.verdict === 'setup-fail' || s.verdict === 'harness-fail' || s.verdict === 'dependency-fail'))
+    const failing = citing.filter(s => s.expected === null && (isFailure(s.verdict) || s.verdict === 'optional-fail'))
     const passing = citing.filter(s => s.verdict === 'pass').length
     const verdict = failing.length > 0 ? badge(`${failing.length} failing`, 'bad') : badge(`${passing}/${citing.length} pass`, passing === citing.length ? 'good' : undefined)
     return {

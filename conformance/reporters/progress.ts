@@ -1,4 +1,5 @@
 import { createProgress, type ProgressStream } from '../../common/progress.js'
+import { isFailure } from '../grade-scenario.js'
 import type { ScenarioResult } from '../run-scenario.js'
 
 export interface SuiteProgress {
@@ -27,7 +28,7 @@ export function suiteProgress (stream: ProgressStream, total: number, options: {
     },
     finish (result, done) {
       running.delete(result.id)
-      if (result.expected === null && ['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].includes(result.verdict)) failing++
+      if (result.expected === null && isFailure(result.verdict)) failing++
       bytes += result.bytes ?? 0
       progress.update({ done, inFlight: running.size, failing, bytes, current: result.id })
     },
