@@ -156,7 +156,13 @@ export interface CrawlProgress extends Progress {
 export function crawlProgress (options: ProgressOptions): CrawlProgress {
   const progress = createProgress(options)
   const state: ProgressState = { done: 0, inFlight: 0, deferred: 0, bytes: 0 }
-  const meter = progress.enabled ? meterRequests(counts => { state.inFlight = counts.inFlight; progress.update(state) }) : null
+  // the meter reports every body chunk; only a change in what is in flight is news here
+  const onCounts = (counts: { inFlight: number }): void => {
+    if (counts.inFlight === state.inFlight) return
+    state.inFlight = counts.inFlight
+    progress.update(state)
+  }
+  const meter = progress.enabled ? meterRequests(onCounts) : null
   return {
     enabled: progress.enabled,
     onEvent (event) {

@@ -58,7 +58,7 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
  * Refuses a report path that cannot become a file: a folder, or one under a file.
  * Missing folders are fine (writeReport makes them).
  */
-export function checkReportPath (path: string): void {
+function checkReportPath (path: string): void {
   const resolved = resolve(path)
   if (existsSync(resolved) && statSync(resolved).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path} is a folder, not a file`)
   let dir = dirname(resolved)

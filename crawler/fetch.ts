@@ -112,9 +112,15 @@ function framingBreak (progress: FetchProgress): string | null {
 }
 
 /** The limits a timeout error names (the flag a user would change). */
-export interface TimeoutLimits {
+export interface FetchTimeouts {
   connectTimeoutMs?: number
   idleTimeoutMs?: number
+}
+
+/** The whole response took longer than --response-timeout: what had arrived by then. */
+function responseTimeoutError (url: string, limitMs: number, progress: FetchProgress, cause?: unknown): WebkrabError {
+  const got = progress.status === null ? '' : `; a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived`
+  return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${limitMs} ms (--response-timeout${got})`, cause === undefined ? undefined : { cause })
 }
 
 /**
@@ -124,13 +130,13 @@ export interface TimeoutLimits {
  * a body that stalled (--idle-timeout).
  */
 export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number,
-  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }, limits: TimeoutLimits = {}): WebkrabError {
+  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }, limits: FetchTimeouts = {}): WebkrabError {
   if (isWebkrabError(err)) return err
   const code = (err as { code?: string }).code ?? ''
   const name = (err as { name?: string }).name ?? ''
   const message = (err as Error).message ?? String(err)
   const got = progress.status === null ? '' : ` (a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived)`
-  if (timedOut) return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${responseTimeoutMs} ms (--response-timeout)${got}`, { cause: err })
+  if (timedOut) return responseTimeoutError(url, responseTimeoutMs, progress, err)
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: no connection within ${limits.connectTimeoutMs ?? '?'} ms (--connect-timeout)`, { cause: err })
   }
@@ -242,7 +248,7 @@ export class Fetcher {
       const body = response.body
       timer = setTimeout(() => {
         timedOut = true
-        body.destroy(errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${this.options.responseTimeoutMs} ms (--response-timeout; a ${result.status ?? ''} head and ${result.bodyBytes} body bytes had arrived)`))
+        body.destroy(responseTimeoutError(url, this.options.responseTimeoutMs, result))
       }, Math.max(0, this.options.responseTimeoutMs - (performance.now() - t0)))
       result.status = response.statusCode
       result.headers = flattenHeaders(response.headers)

@@ -3,7 +3,8 @@ import { judgeAudit, type AuditJudgement } from './planning/audit.js'
 import type { ChangeHistory } from './planning/change-history.js'
 import { recordFetch } from './planning/record-fetch.js'
 import type { ChangeMode } from './policy/change.js'
-import { storedCopyOf, type PlanSnapshot } from './plan-candidates.js'
+import type { PlanSnapshot } from './plan-candidates.js'
+import { storedCopy } from './record-update.js'
 import type { StoredRecord } from './stored-record.js'
 
 export interface FetchFacts {
@@ -54,7 +55,7 @@ export function judgeFetch (facts: FetchFacts): FetchJudgement {
     claimedUnchanged: before.unverifiedSinceMs !== null
   })
   if (audit.verdict === 'broken') {
-    const history = recordFetch(before.history, storedCopyOf(prev), {
+    const history = recordFetch(before.history, storedCopy(prev), {
       atMs: after.collectedAtMs,
       status: 200,
       contentChanged,

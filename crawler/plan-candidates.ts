@@ -1,8 +1,6 @@
-import { parseHttpDate } from '../common/http-date.js'
 import { emptyHistory, type ChangeHistory } from './planning/change-history.js'
 import { estimateChangeRate, type ChangeRateEstimate } from './planning/change-rate.js'
 import type { PlanCandidate } from './planning/planner.js'
-import type { StoredCopy } from './planning/record-fetch.js'
 import type { SiteLastModifiedTrust } from './planning/site-last-modified.js'
 import type { SitePrior } from './planning/site-prior.js'
 import type { VisitDecision } from './policy/visit.js'
@@ -77,14 +75,5 @@ export function planCandidate (s: PlanSnapshot): PlanCandidate {
       confirmed: s.state?.validatorsConfirmed === true
     },
     unverifiedSinceMs: s.unverifiedSinceMs
-  }
-}
-
-/** What change-rate estimation needs of a stored copy (planning/record-fetch.ts). */
-export function storedCopyOf (record: StoredRecord): StoredCopy {
-  return {
-    fetchedAtMs: Math.max(record.collectedAtMs, record.revalidatedAtMs ?? 0),
-    verifiedAtMs: record.collectedAtMs,
-    lastModifiedMs: record.lastModified === null ? null : parseHttpDate(record.lastModified, record.responseDateMs)
   }
 }

@@ -17,24 +17,6 @@ export function estimateText (estimate: ChangeRateEstimate): string {
   return `${describeEstimate(estimate)}; ${estimate.ratePerDay < 0.01 ? estimate.ratePerDay.toPrecision(2) : estimate.ratePerDay.toFixed(2)} changes a day`
 }
 
-const MODE_STARTS = ['; refetch:', '; revalidate:', '; audit:', '; nothing stored yet']
-
-/**
- * Splits a planned fetch's reason (planning/planner.ts: "ESTIMATE; WHY; MODE")
- * into why it was chosen and why it is asked the way it is.
- */
-export function splitPlannedReason (reason: string): { why: string, mode: string } {
-  const afterEstimate = reason.indexOf('; ')
-  const rest = afterEstimate === -1 ? reason : reason.slice(afterEstimate + 2)
-  let at = -1
-  for (const start of MODE_STARTS) {
-    const i = rest.indexOf(start)
-    if (i !== -1 && (at === -1 || i < at)) at = i
-  }
-  if (at === -1) return { why: rest, mode: '' }
-  return { why: rest.slice(0, at), mode: rest.slice(at + 2) }
-}
-
 /** The report's mode for a planned fetch. */
 export function modeOf (fetch: Pick<PlannedFetch, 'mode' | 'audit'>): PlanMode {
   return fetch.audit ? 'audit' : fetch.mode
@@ -42,10 +24,9 @@ export function modeOf (fetch: Pick<PlannedFetch, 'mode' | 'audit'>): PlanMode {
 
 /** The note of a resource the plan gave a request. */
 export function plannedNote (fetch: PlannedFetch, estimate: ChangeRateEstimate, cutoffIndex: number | null, prefix = ''): ResourcePlan {
-  const { why, mode } = splitPlannedReason(fetch.reason)
   return {
     ratePerDay: estimate.ratePerDay,
-    reason: `${prefix}${estimateText(estimate)}; chosen: ${why}; ${mode}`,
+    reason: `${prefix}${estimateText(estimate)}; chosen: ${fetch.why}; ${fetch.modeReason}`,
     conditional: fetch.conditional,
     mode: modeOf(fetch),
     chosen: true,

@@ -4,13 +4,14 @@ import type { OriginClocks } from './origin-clocks.js'
 import { judgeFetch } from './plan-audit.js'
 import { budgetWindow, ledgerAfter, type BudgetWindow } from './plan-budget.js'
 import { planCandidate, planSnapshot, type PlanSnapshot } from './plan-candidates.js'
-import { estimateText, plannedNote, reusedNote, skippedNote, splitPlannedReason } from './plan-notes.js'
+import { estimateText, plannedNote, reusedNote, skippedNote } from './plan-notes.js'
 import { PlanStore, type OriginPlanState } from './plan-store.js'
 import type { ChangeHistory } from './planning/change-history.js'
 import { estimateChangeRate, priorNodes } from './planning/change-rate.js'
 import { fitSitePrior } from './planning/fit-site-prior.js'
 import { AUDIT_SHARE } from './planning/audit.js'
-import { planRevisits, type PlannedFetch } from './planning/planner.js'
+import { planRevisits, type PlanCandidate, type PlannedFetch, type RevisitPlan } from './planning/planner.js'
+import { chooseFetchMode } from './planning/fetch-mode.js'
 import { DAY_MS } from './planning/rate-grid.js'
 import { siteLastModifiedTrust, type SiteLastModifiedTrust } from './planning/site-last-modified.js'
 import { budgetScaledPrior, type SitePrior } from './planning/site-prior.js'
@@ -163,19 +164,28 @@ export class PlanRun {
    */
   private chooseProbe (run: OriginRun): PlanEntry | null {
     const budget = this.budget()
+    const ledger = run.state?.ledger ?? null
     let now = this.clocks.now(run.origin)
-    if (budget !== null && budgetWindow(now, run.state?.ledger ?? null, budget).slots === 0) now = budgetWindow(now, null, budget).nextDayMs
+    let window = budget === null ? null : budgetWindow(now, ledger, budget)
+    if (budget !== null && window?.slots === 0) {
+      now = window.nextDayMs
+      window = budgetWindow(now, ledger, budget)
+    }
     const snapshots = run.urls.map(u => this.snapshot(run, u, now)).filter(s => s.decision.action !== 'reuse')
     const fresh = this.firstInLine(snapshots.filter(s => s.record === null))[0]
     if (fresh !== undefined) return this.newEntry(fresh, PROBE_PREFIX)
     if (snapshots.length === 0) return null
-    const slots = budget === null ? snapshots.length : Math.max(1, Math.min(budgetWindow(now, run.state?.ledger ?? null, budget).slots, snapshots.length))
-    const perDay = budget ?? snapshots.length
-    const horizonMs = (slots - 0.5) * DAY_MS / perDay
+    const slots = window === null ? snapshots.length : Math.max(1, Math.min(window.slots, snapshots.length))
     const candidates = snapshots.map(planCandidate)
-    const auditShare = Math.floor(run.auditCredit + AUDIT_SHARE * slots) / slots
-    const plan = planRevisits(candidates, { now, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS, auditShare })
-    const unusable = new Set(candidates.filter(c => c.validators.broken || !c.validators.present || c.validators.quality === 'absent' || c.validators.quality === 'churning').map(c => c.key))
+    const { plan } = this.planRevisitsOf(run, candidates, slots, budget ?? snapshots.length, now)
+    // refetched whatever the clock says: what the fetch-mode rules refetch at any change probability
+    const unusable = new Set(candidates.filter(c => chooseFetchMode({
+      firstFetch: false,
+      validatorsPresent: c.validators.present,
+      quality: c.validators.quality,
+      validatorsBroken: c.validators.broken,
+      changeProbability: 0
+    }).mode === 'refetch').map(c => c.key))
     const rank = (f: PlannedFetch): number => f.audit ? -2 : f.mode === 'refetch' && unusable.has(f.key) ? -1 : f.changeProbability
     let fetch: PlannedFetch | undefined
     for (const f of plan.fetches) if (fetch === undefined || rank(f) < rank(fetch)) fetch = f
@@ -217,7 +227,7 @@ export class PlanRun {
 
   private plannedEntry (snapshot: PlanSnapshot, fetch: PlannedFetch, cutoff: number | null, prefix = ''): PlanEntry {
     const note = plannedNote(fetch, snapshot.estimate, cutoff, prefix)
-    return { snapshot, mode: note.mode ?? fetch.mode, modeReason: splitPlannedReason(fetch.reason).mode, note }
+    return { snapshot, mode: note.mode ?? fetch.mode, modeReason: fetch.modeReason, note }
   }
 
   /** The day's budget at the origin's time `nowMs` (null without a budget). */
@@ -226,6 +236,18 @@ export class PlanRun {
     if (budget === null) return null
     run.window ??= budgetWindow(nowMs, run.state?.ledger ?? null, budget)
     return run.window
+  }
+
+  /**
+   * The revisit plan for `slots` requests at the origin's time `nowMs`, `perDay` a day,
+   * and the audits it owes: AUDIT_SHARE of the revisits over runs (a plan of nine
+   * revisits owes 0.45 of one, carried to the next run in the origin's credit).
+   */
+  private planRevisitsOf (run: OriginRun, candidates: PlanCandidate[], slots: number, perDay: number, nowMs: number): { plan: RevisitPlan, owed: number } {
+    const horizonMs = (slots - 0.5) * DAY_MS / perDay
+    const owed = run.auditCredit + AUDIT_SHARE * slots
+    const plan = planRevisits(candidates, { now: nowMs, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS, auditShare: Math.floor(owed) / slots })
+    return { plan, owed }
   }
 
   /** Plans the origin's remaining candidates at its time `nowMs`. */
@@ -270,14 +292,8 @@ export class PlanRun {
       for (const s of revisits) skip(s, null)
       return entries
     }
-    const slots = Math.min(room, revisits.length)
-    const perDay = window?.requestsPerDay ?? revisits.length
-    const horizonMs = (slots - 0.5) * DAY_MS / perDay
-    // audits: AUDIT_SHARE of the revisits, over runs: a plan of nine revisits owes 0.45 of one,
-    // carried to the next run (at most one carried, so a site without suspects does not bank a burst)
-    const owed = run.auditCredit + AUDIT_SHARE * slots
-    const auditShare = Math.floor(owed) / slots
-    const plan = planRevisits(revisits.map(planCandidate), { now: nowMs, horizonMs, requestsPerDay: perDay, prior: priorNodes(run.prior), roundMs: horizonMs + DAY_MS, auditShare })
+    const { plan, owed } = this.planRevisitsOf(run, revisits.map(planCandidate), Math.min(room, revisits.length), window?.requestsPerDay ?? revisits.length, nowMs)
+    // at most one audit carried, so a site without suspects does not bank a burst
     run.auditCredit = Math.min(owed - (plan.origins[0]?.audits ?? 0), 1)
     const cutoff = plan.origins[0]?.cutoffIndex ?? null
     const planned = new Map(plan.fetches.map(f => [f.key, f]))
@@ -403,10 +419,12 @@ export class PlanRun {
   close (): void {
     const histories = new Map<string, ChangeHistory[]>()
     for (const r of this.records.all()) {
-      const list = this.origins.has(new URL(r.url).origin) ? (histories.get(new URL(r.url).origin) ?? []) : null
-      if (list === null || r.changeHistory === undefined || r.changeHistory === null) continue
+      if (r.changeHistory === undefined || r.changeHistory === null) continue
+      const origin = new URL(r.url).origin
+      if (!this.origins.has(origin)) continue
+      const list = histories.get(origin) ?? []
       list.push(r.changeHistory)
-      histories.set(new URL(r.url).origin, list)
+      histories.set(origin, list)
     }
     for (const run of this.origins.values()) {
       const now = this.clocks.now(run.origin)

@@ -86,7 +86,6 @@ export class PlanStore {
         ON CONFLICT (origin) DO UPDATE SET requests_per_day = excluded.requests_per_day, budget_day = excluded.budget_day,
           budget_used = excluded.budget_used, audit_credit = excluded.audit_credit, prior = excluded.prior,
           updated_at_ms = excluded.updated_at_ms`),
-      resources: db.prepare<[], ResourceRow>('SELECT * FROM plan_resources'),
       resource: db.prepare<[number], ResourceRow>('SELECT * FROM plan_resources WHERE resource_id = ?'),
       saveEstimate: db.prepare<[number, string]>(`
         INSERT INTO plan_resources (resource_id, estimate) VALUES (?, ?)
@@ -136,11 +135,6 @@ export class PlanStore {
       prior: state.prior === null ? null : JSON.stringify(state.prior),
       updated_at_ms: Math.round(nowMs)
     })
-  }
-
-  /** Every resource's state, by resource id: read once when a run plans. */
-  resources (): Map<number, ResourcePlanState> {
-    return new Map(this.stmts.resources.all().map(r => [r.resource_id, stateFrom(r)]))
   }
 
   resource (resourceId: number): ResourcePlanState | null {

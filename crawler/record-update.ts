@@ -46,8 +46,8 @@ function previousValidators (record: StoredRecord | null): PreviousValidators | 
   }
 }
 
-/** What change-rate estimation needs to know of the stored copy (crawler/planning/record-fetch.ts). */
-function storedCopy (record: StoredRecord | null): StoredCopy | null {
+/** What change-rate estimation needs to know of the stored copy (crawler/planning/record-fetch.ts); null before a first download. */
+export function storedCopy (record: StoredRecord | null): StoredCopy | null {
   if (record === null || record.digestStrict === null) return null
   return {
     fetchedAtMs: Math.max(record.collectedAtMs, record.revalidatedAtMs ?? 0),

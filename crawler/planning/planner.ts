@@ -72,7 +72,11 @@ export interface PlannedFetch {
   /** The resource's index (days) at planning time. */
   index: number
   changeProbability: number
-  /** Why chosen, its estimated rate, and why conditional or not. */
+  /** Why chosen: its time since the last fetch, P(changed) and its index's rank. */
+  why: string
+  /** Why asked this way: conditional or not, or an audit (fetch-mode.ts, and audits below). */
+  modeReason: string
+  /** The estimated rate, `why` and `modeReason`, in one sentence. */
   reason: string
 }
 
@@ -261,6 +265,8 @@ function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions
       ratePerDay: rate,
       index: s.index,
       changeProbability: p,
+      why,
+      modeReason: mode.reason,
       reason: `${estimate}; ${why}; ${mode.reason}`
     }
   })
@@ -279,7 +285,9 @@ function planOrigin (origin: string, list: PlanCandidate[], options: PlanOptions
     f.audit = true
     f.conditional = false
     f.mode = 'refetch'
-    f.reason = f.reason.replace(/; revalidate: .*$/, `; audit: 304s have vouched for the copy for ${formatDays(vouchedDays)} since its content was last checked by digest, so it is fetched unconditionally to test the validators`)
+    const modeReason = `audit: 304s have vouched for the copy for ${formatDays(vouchedDays)} since its content was last checked by digest, so it is fetched unconditionally to test the validators`
+    f.reason = `${f.reason.slice(0, f.reason.length - f.modeReason.length)}${modeReason}`
+    f.modeReason = modeReason
   }
   const audits = auditees.length
 

@@ -83,10 +83,8 @@ export interface Freshness {
   header: string | null
 }
 
-function lifetimeSource (headers: Headers): string | null {
-  const cc = headers['cache-control']
-  const directives = cacheDirectives(cc)
-  if (['no-cache', 'max-age', 'immutable', 'no-store'].some(d => directives.has(d))) return `Cache-Control: ${cc ?? ''}`
+function lifetimeSource (headers: Headers, directives: ReadonlyMap<string, string | null>): string | null {
+  if (['no-cache', 'max-age', 'immutable', 'no-store'].some(d => directives.has(d))) return `Cache-Control: ${headers['cache-control'] ?? ''}`
   if (headers.expires !== undefined) return `Expires: ${headers.expires}`
   if (cacheDirectives(headers.pragma).has('no-cache')) return `Pragma: ${headers.pragma ?? ''}`
   return null
@@ -102,12 +100,12 @@ function seconds (ms: number): string {
  */
 export function judgeFreshness (stored: StoredResponse, request: Headers, nowMs: number): Freshness {
   const policy = policyAt(stored.url, stored.status, stored.requestHeaders, stored.responseHeaders, stored.responseTimeMs, nowMs)
-  const header = lifetimeSource(stored.responseHeaders)
+  const cc = cacheDirectives(stored.responseHeaders['cache-control'])
+  const header = lifetimeSource(stored.responseHeaders, cc)
   const lifetimeMs = policy.maxAge() * 1000
   const ageMs = Math.max(0, policy.age() * 1000)
   const fresh = policy.satisfiesWithoutRevalidation({ url: stored.url, method: 'GET', headers: { ...request } })
   const ttlMs = fresh ? Math.max(0, lifetimeMs - ageMs) : 0
-  const cc = cacheDirectives(stored.responseHeaders['cache-control'])
   let reason: string
   if (fresh) {
     reason = `fresh for another ${seconds(ttlMs)}: age ${seconds(ageMs)} of a ${seconds(lifetimeMs)} lifetime (RFC 9111 section 4.2)`

@@ -8,8 +8,9 @@ import { parseImportance } from '../../../crawler/importance-file.js'
 import { judgeFetch } from '../../../crawler/plan-audit.js'
 import { budgetWindow, ledgerAfter } from '../../../crawler/plan-budget.js'
 import { planSnapshot } from '../../../crawler/plan-candidates.js'
-import { daysUntilDue, skippedNote, splitPlannedReason } from '../../../crawler/plan-notes.js'
+import { daysUntilDue, estimateText, plannedNote, skippedNote } from '../../../crawler/plan-notes.js'
 import { knownRateEstimate } from '../../../crawler/planning/change-rate.js'
+import { planRevisits } from '../../../crawler/planning/planner.js'
 import { budgetScaledPrior } from '../../../crawler/planning/site-prior.js'
 import { revisitIndex } from '../../../crawler/planning/revisit-index.js'
 import type { StoredRecord } from '../../../crawler/stored-record.js'
@@ -44,10 +45,15 @@ t.test('a skipped resource is due when its index reaches the cut-off, and the no
   t.equal(note.dueAt, new Date(T0 + 6 * DAY).toISOString())
 })
 
-t.test('a planned fetch\'s reason splits into why it was chosen and why it is asked so', async t => {
-  const r = splitPlannedReason('estimated one change every 3 days; 2.0 days since the last fetch, P(changed) 0.49; index 0.3 ranks 2 of 9; revalidate: P(unchanged) 0.51, and a 304 would spare the body (RFC 9110 section 13.1)')
-  t.equal(r.why, '2.0 days since the last fetch, P(changed) 0.49; index 0.3 ranks 2 of 9')
-  t.equal(r.mode, 'revalidate: P(unchanged) 0.51, and a 304 would spare the body (RFC 9110 section 13.1)')
+t.test('a planned fetch says apart why it was chosen and why it is asked so, and its note puts both after the estimate', async t => {
+  const estimate = knownRateEstimate(1 / 3)
+  const plan = planRevisits([{ key: 'http://a/x', origin: 'http://a', lastFetchedAtMs: T0 - 2 * DAY, estimate, validators: { present: true, quality: 'ok', broken: false }, unverifiedSinceMs: null }],
+    { now: T0, horizonMs: DAY, requestsPerDay: 1 })
+  const fetch = plan.fetches[0]
+  t.match(fetch.why, /^2\.0 days since the last fetch, P\(changed\) 0\.49; index [\d.]+ ranks 1 of 1$/)
+  t.match(fetch.modeReason, /^revalidate: P\(unchanged\) 0\.51, and a 304 would spare the body \(RFC 9110 section 13\.1\)$/)
+  t.equal(fetch.reason, `estimated one change every 3.0 days; ${fetch.why}; ${fetch.modeReason}`)
+  t.equal(plannedNote(fetch, estimate, null).reason, `${estimateText(estimate)}; chosen: ${fetch.why}; ${fetch.modeReason}`)
 })
 
 t.test('an importance file maps URLs to positive weights; a bad one names the file, line and column', async t => {

@@ -104,7 +104,10 @@ t.test('a plan turns its share of revalidations into audits, the longest-vouched
     t.equal(a.conditional, false)
     t.equal(a.mode, 'refetch')
     t.match(a.reason, /audit: 304s have vouched for the copy/)
+    t.match(a.modeReason, /^audit: 304s have vouched for the copy/, 'the audit is why it is asked so')
+    t.ok(a.reason.endsWith(`; ${a.why}; ${a.modeReason}`), 'and the sentence says it in place of the revalidation')
   }
+  for (const f of plan.fetches.filter(f => !f.audit)) t.ok(f.reason.endsWith(`; ${f.why}; ${f.modeReason}`) && f.modeReason.startsWith('revalidate:'), f.key)
   // Never-confirmed validators are audited first: the eight oldest odd-numbered ones.
   t.same(audits.map(a => a.key).sort(), ['r083', 'r085', 'r087', 'r089', 'r091', 'r093', 'r095', 'r097', 'r099'].slice(1))
   const young = cands.map(c => ({ ...c, unverifiedSinceMs: NOW - 2 * DAY }))
