@@ -81,11 +81,13 @@ t.test('a second crawl over the same store revalidates: 304s for stable paths, c
   }
 })
 
-t.test('a run ended by a budget exits 0, names the budget, and --json prints the report', async t => {
-  const r = await run(['crawl', `${site.url}/validators/strong`, `${site.url}/validators/weak`, '--store', join(t.testdir(), 's.sqlite'),
-    '--max-requests', '1', '--concurrency', '1', '--json'])
+t.test('a run ended by a budget exits 0, names the budget, --json prints the report and --report writes it all the same', async t => {
+  const dir = t.testdir()
+  const r = await run(['crawl', `${site.url}/validators/strong`, `${site.url}/validators/weak`, '--store', join(dir, 's.sqlite'),
+    '--max-requests', '1', '--concurrency', '1', '--json', '--report', join(dir, 'r.json')])
   t.equal(r.code, 0, r.stderr)
   const report = JSON.parse(r.stdout) as FetchReport
+  t.same(JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')), report, 'the report file of a run a budget ended is the report printed')
   t.equal(report.run.stoppedBy, 'budget:requests')
   t.equal(report.requests.total, 1)
   t.equal(report.incomplete.length, 1)

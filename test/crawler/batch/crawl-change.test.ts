@@ -41,3 +41,17 @@ t.test('the same bytes under a new ETag are unchanged: headers do not decide', a
   t.equal(resourceFor(second.report, '/validators/churn').outcome, 'unchanged')
   t.equal(resourceFor(second.report, '/validators/churn').change, 'same')
 })
+
+t.test('new content under the same validators, or with none at all, is a change: the digests decide, not the headers staying put', async t => {
+  const bench = await openBench(t)
+  const first = await bench.crawl(['/validators/none'])
+  t.equal(first.journal[0].responseHeaders.etag, undefined, 'no ETag')
+  t.equal(first.journal[0].responseHeaders['last-modified'], undefined, 'no Last-Modified')
+  bench.site.site.change('/validators/none', 'semantic')
+  const second = await bench.crawl(['/validators/none'])
+  t.equal(second.journal[0].status, 200)
+  const r = resourceFor(second.report, '/validators/none')
+  t.not(r.digest.strict, resourceFor(first.report, '/validators/none').digest.strict)
+  t.equal(r.outcome, 'changed')
+  t.equal(r.change, 'semantic')
+})

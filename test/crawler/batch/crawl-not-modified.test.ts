@@ -3,6 +3,7 @@ import Fastify from 'fastify'
 import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
 import { Store } from '../../../crawler/store.js'
+import { startFixtureSite } from '../../../fixture-server/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
 // A 304 is a full response for metadata (RFC 9111 section 4.3.4; issue 3, point 3).
@@ -119,4 +120,37 @@ t.test('a 200 replaces the stored body and both validators, a Last-Modified it l
   t.equal(seen[2]['if-none-match'], '"b"')
   t.equal(seen[2]['if-modified-since'], undefined, 'no If-Modified-Since from the replaced Last-Modified')
   t.equal(third.resources[0].outcome, 'unchanged')
+})
+
+t.test('a 304\'s Last-Modified replaces the stored one, and its Date renews the stored response\'s freshness', async t => {
+  // /r is rewritten every site day: the same bytes (so the same hash ETag and a 304) under a new
+  // Last-Modified; /n has no validators, so each run asks it and learns the site's clock
+  const site = await startFixtureSite({ routes: [
+    { path: '/r', etag: 'hash', lastModified: 'honest', cacheControl: 'max-age=60', changes: { every: '1d', kind: 'rewrite' } },
+    { path: '/n', etag: 'none', lastModified: 'none' }
+  ] })
+  t.teardown(async () => { await site.close() })
+  const store = join(t.testdir(), 's.sqlite')
+  const run = async (): Promise<{ report: Awaited<ReturnType<typeof crawl>>, journal: ReturnType<typeof site.journal.since> }> => {
+    const since = site.journal.nextSeq
+    const report = await crawl({ urls: [`${site.url}/r`, `${site.url}/n`], store })
+    return { report, journal: site.journal.since(since) }
+  }
+  const first = await run()
+  const lm0 = requestsTo(first.journal, '/r')[0].responseHeaders['last-modified']
+  site.clock.advance('25h')
+  const second = await run()
+  const [reval] = requestsTo(second.journal, '/r')
+  t.equal(reval.status, 304)
+  const lm1 = reval.responseHeaders['last-modified']
+  t.not(lm1, lm0, 'the rewrite moved Last-Modified and kept the bytes')
+  const s = Store.open(store)
+  const record = s.find(`${site.url}/r`, {})
+  s.close()
+  t.equal(record?.lastModified, lm1, 'the stored Last-Modified is the 304\'s')
+  t.equal(record?.responseDateMs, Date.parse(String(reval.responseHeaders.date)), 'the stored response time is the 304\'s Date')
+  t.equal(resourceFor(second.report, '/r').validator.lastModified, lm1)
+  const third = await run()
+  t.same(requestsTo(third.journal, '/r'), [], 'fresh again by the 304\'s Date: not asked')
+  t.equal(resourceFor(third.report, '/r').outcome, 'reused-fresh')
 })
