@@ -5,7 +5,7 @@ import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration } from '../common/units.js'
 import {
-  ASSERTION_TYPES, type Assertion, type AssertionType, type Scenario, type Step, type StepType
+  ASSERTION_TYPES, REPORT_ASSERTIONS, levelOfBasis, type Assertion, type AssertionType, type Basis, type Level, type Scenario, type Score, type Step, type StepType
 } from './scenario-types.js'
 import { formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from './yaml-source.js'
 import { citedRules, loadRules } from './rules.js'
@@ -160,8 +160,13 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
     if (seen.has(aid)) throw bad(['assertions', i, 'id'], `assertion id "${aid}" is used twice in this scenario`)
     seen.add(aid)
     checkAssertion(type, body[type], ['assertions', i, type], steps, bad, checkOrigin, checkUrl)
-    const rules = cites(body.reason as string, ['assertions', i, 'reason'])
-    return { ...body, type, rules, pos: positionOf(src, ['assertions', i]) } as Assertion
+    const cited = cites(body.reason as string, ['assertions', i, 'reason'])
+    const named = body.rule as string | undefined
+    if (named !== undefined && !known.has(named)) throw bad(['assertions', i, 'rule'], `rule "${named}" is not in the rules catalogue (conformance/rules.yaml)`)
+    const rules = named !== undefined ? [...new Set([named, ...cited])] : cited
+    const { basis, score } = basisOf(type, body, named !== undefined ? known.get(named) : (cited.length > 0 ? known.get(cited[0]) : undefined), ['assertions', i], bad)
+    const needs = (body.needs as string[] | undefined) ?? neededBy(type, body[type], steps)
+    return { ...body, type, rules, basis, score, needs, pos: positionOf(src, ['assertions', i]) } as Assertion
   })
 
   return {
@@ -183,6 +188,57 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
 }
 
 type Bad = (path: Array<string | number>, what: string, key?: string) => Error
+
+/**
+ * An assertion's basis and score. Its own `basis:` wins, else that of the rule it
+ * names (or the first it cites), else `profile`: a check the scenario's author
+ * made without an RFC keyword behind it is an operating rule, never an RFC
+ * verdict. An RFC basis fixes the level to the RFC's keyword, and an assertion of
+ * a rule has the rule's level, so one rule never counts as a must in one place
+ * and a should in another.
+ */
+function basisOf (type: AssertionType, body: Record<string, unknown>, rule: { id: string, basis: Basis, level: Level } | undefined, path: Array<string | number>, bad: Bad): { basis: Basis, score: Score } {
+  const own = body.basis as Basis | undefined
+  const level = body.level as Level
+  if (own !== undefined && own !== 'setup' && rule !== undefined && body.rule !== undefined && own !== rule.basis) {
+    throw bad([...path, 'basis'], `basis ${own} differs from that of rule "${rule.id}" (${rule.basis}): an assertion takes its rule's basis`)
+  }
+  const basis = own ?? rule?.basis ?? 'profile'
+  const keyword = levelOfBasis(basis)
+  if (keyword !== null && level !== keyword) {
+    throw bad([...path, 'level'], `level ${level} under basis ${basis}: an RFC ${keyword.toUpperCase()} is graded at level ${keyword}`)
+  }
+  if (basis !== 'setup' && rule !== undefined && body.rule !== undefined && level !== rule.level) {
+    throw bad([...path, 'level'], `level ${level} differs from rule "${rule.id}"'s level ${rule.level}: every assertion of a rule has the rule's level`)
+  }
+  const score: Score = basis === 'setup' ? 'setup' : REPORT_ASSERTIONS.includes(type) ? 'reporting' : keyword !== null ? 'rfc' : 'profile'
+  return { basis, score }
+}
+
+/**
+ * What the crawler must have been told for an assertion to mean anything, when
+ * the assertion does not say (`needs:`): the options and request headers of
+ * every crawl step up to the last step it looks at (all crawl steps when it
+ * names none), since an option of an earlier step (say `retain: none`) shapes
+ * what a later one can do.
+ */
+function neededBy (type: AssertionType, spec: unknown, steps: Step[]): string[] {
+  const named: number[] = []
+  const collect = (s: Record<string, unknown>): void => {
+    if (typeof s.step === 'number') named.push(s.step)
+    if (Array.isArray(s.step)) named.push(...(s.step as number[]))
+  }
+  if (type === 'order') (spec as Array<Record<string, unknown>>).forEach(collect)
+  else collect(spec as Record<string, unknown>)
+  const last = named.length > 0 ? Math.max(...named) : steps.length
+  const needs = new Set<string>()
+  for (const step of steps.slice(0, last)) {
+    if (!('crawl' in step)) continue
+    for (const [k, v] of Object.entries(step.crawl.options ?? {})) if (v !== undefined) needs.add(k)
+    if (step.crawl.headers !== undefined && Object.keys(step.crawl.headers).length > 0) needs.add('headers')
+  }
+  return [...needs].sort()
+}
 
 function checkAssertion (
   type: AssertionType, spec: unknown, path: Array<string | number>, steps: Step[], bad: Bad,

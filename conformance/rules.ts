@@ -15,8 +15,16 @@ export interface Rule {
   concern: string
   /** One sentence stating the rule. */
   statement: string
+  /** What the rule rests on: an RFC keyword, or WebKrab's own operating rule (`profile`). */
+  basis: 'rfc-must' | 'rfc-should' | 'rfc-may' | 'profile'
+  /** The requirement level: the RFC's keyword, or a profile rule's own. */
+  level: 'must' | 'should' | 'may'
   /** The RFC sections it rests on; empty for WebKrab's own operating rules. */
   rfc: string[]
+  /** An RFC rule's own keyword sentence, verbatim. */
+  quote?: string
+  /** How a profile rule beside RFC text relates to it (stricter, a departure, and why). */
+  versus_rfc?: string
   why: string
 }
 
@@ -39,16 +47,26 @@ export function citedRules (text: string): string[] {
 export function parseRules (text: string, file: string): Rule[] {
   const src = parseYamlSource(text, file)
   const schema = JSON.parse(readFileSync(RULES_SCHEMA_PATH, 'utf8')) as object
-  const validate = new Ajv({ allErrors: true, strict: true, verbose: true }).compile(schema)
+  const validate = new Ajv({ allErrors: true, strict: true, strictRequired: false, verbose: true }).compile(schema)
   // The catalogue ships with WebKrab: a broken one is WebKrab's bug, not the user's input.
   if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_INTERNAL, schema)
-  const rules = (src.value as { rules: Rule[] }).rules
+  const raw = (src.value as { rules: Array<Omit<Rule, 'basis' | 'level'> & Partial<Pick<Rule, 'basis' | 'level'>>> }).rules
   const seen = new Set<string>()
-  rules.forEach((r, i) => {
-    if (seen.has(r.id)) throw errors.WEBKRAB_ERR_INTERNAL(`${formatPos(positionOf(src, ['rules', i, 'id']))}: rule id "${r.id}" is used twice`)
+  return raw.map((r, i) => {
+    const at = (key: string): string => formatPos(positionOf(src, ['rules', i, key]))
+    if (seen.has(r.id)) throw errors.WEBKRAB_ERR_INTERNAL(`${at('id')}: rule id "${r.id}" is used twice`)
     seen.add(r.id)
+    const basis = r.basis ?? 'profile'
+    const keyword = basis === 'rfc-must' ? 'must' : basis === 'rfc-should' ? 'should' : basis === 'rfc-may' ? 'may' : null
+    if (keyword !== null && r.level !== undefined && r.level !== keyword) {
+      throw errors.WEBKRAB_ERR_INTERNAL(`${at('level')}: rule "${r.id}" rests on an RFC ${keyword.toUpperCase()} (basis ${basis}), so its level is ${keyword}, not ${r.level}`)
+    }
+    // The quote is the RFC's own sentence: it must carry the keyword the basis names.
+    if (keyword !== null && r.quote !== undefined && !new RegExp(`\\b${keyword.toUpperCase()}\\b`).test(r.quote)) {
+      throw errors.WEBKRAB_ERR_INTERNAL(`${at('quote')}: rule "${r.id}" has basis ${basis}, but its quote has no ${keyword.toUpperCase()}`)
+    }
+    return { ...r, basis, level: keyword ?? r.level ?? 'must' }
   })
-  return rules
 }
 
 let catalogue: Map<string, Rule> | undefined
@@ -67,7 +85,14 @@ export function ruleIndex (ids: Iterable<string>, rules: Map<string, Rule> = loa
   const out: RuleIndex = {}
   for (const id of [...new Set(ids)].sort()) {
     const r = rules.get(id)
-    if (r !== undefined) out[id] = { concern: r.concern, statement: r.statement, rfc: r.rfc, why: r.why }
+    if (r !== undefined) {
+      out[id] = {
+        concern: r.concern, basis: r.basis, level: r.level, statement: r.statement, rfc: r.rfc,
+        ...(r.quote !== undefined ? { quote: r.quote } : {}),
+        ...(r.versus_rfc !== undefined ? { versus_rfc: r.versus_rfc } : {}),
+        why: r.why
+      }
+    }
   }
   return out
 }

@@ -7,6 +7,27 @@
 export type ScenarioKind = 'required' | 'optimal' | 'check'
 export type Level = 'must' | 'should' | 'may'
 
+/**
+ * What an assertion rests on: an RFC requirement by the RFC's own keyword, one of
+ * WebKrab's operating rules (`profile`), or a precondition of the scenario
+ * (`setup`: the crawler fetched what the later assertions need).
+ */
+export type Basis = 'rfc-must' | 'rfc-should' | 'rfc-may' | 'profile' | 'setup'
+export const BASES: readonly Basis[] = ['rfc-must', 'rfc-should', 'rfc-may', 'profile', 'setup']
+
+/**
+ * Which score an assertion counts towards: `rfc` (an RFC keyword), `profile`
+ * (WebKrab's operating rules), `reporting` (a check of the crawler's
+ * `webkrab.report/v1`), or `setup` (a precondition, in no score).
+ */
+export type Score = 'rfc' | 'profile' | 'reporting' | 'setup'
+export const SCORES: readonly Score[] = ['rfc', 'profile', 'reporting']
+
+/** The RFC keyword an RFC basis carries. */
+export function levelOfBasis (basis: Basis): Level | null {
+  return basis === 'rfc-must' ? 'must' : basis === 'rfc-should' ? 'should' : basis === 'rfc-may' ? 'may' : null
+}
+
 /** Where a node of a scenario file is: 1-based line and column. */
 export interface SourcePos {
   file: string
@@ -94,6 +115,14 @@ export type Assertion = AssertionBody & {
   id: string
   level: Level
   reason: string
+  /** The rule of conformance/rules.yaml it checks, when it names one (`rule:`). */
+  rule?: string
+  /** What the crawler must have been told for the assertion to mean anything (option names, `headers`); set by the loader. */
+  needs: string[]
+  /** Set by the loader: the assertion's own `basis:`, else its rule's, else `profile` (`reporting` assertions: the report's). */
+  basis: Basis
+  /** Set by the loader: the score it counts towards. */
+  score: Score
   /** Set by the loader. */
   type: AssertionType
   /** The WebKrab rules its reason cites (`WebKrab rule <id>`), set by the loader. */

@@ -19,7 +19,7 @@ import { findAll, readXml } from '../read-xml.js'
 
 const RULE = 'conditional-sends-stored-validator'
 const STATEMENT = 'A stored validator goes back exactly as the server sent it.'
-const rules: RuleIndex = { [RULE]: { concern: 'conditional', statement: STATEMENT, rfc: ['RFC 9110 §13.1.2'], why: 'Only the server\'s own value is sure to match.' } }
+const rules: RuleIndex = { [RULE]: { concern: 'conditional', basis: 'rfc-must', level: 'must', statement: STATEMENT, rfc: ['RFC 9110 §13.1.2'], why: 'Only the server\'s own value is sure to match.' } }
 
 function scenario (id: string, concern: string, verdict: Verdict, extra: Partial<ScenarioResult> = {}): ScenarioResult {
   const failed = verdict === 'fail' || verdict === 'optional-fail'
