@@ -6,6 +6,9 @@ import type { ProgressStream } from '../common/progress.js'
 import { resolveCrawler } from './adapters/load-adapter.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
 import { compareResults, loadResults, renderCompareHtml, renderCompareText } from './reporters/compare.js'
+import { PROFILE_MODES, type ProfileMode } from './grade-scenario.js'
+import { mergeResults, parseShard, shardOf } from './shards.js'
+import { untoldWarnings } from './untold.js'
 import { wantsColor } from '../common/color.js'
 import { renderConsole } from './reporters/console.js'
 import { renderHtml } from './reporters/html.js'
@@ -31,6 +34,14 @@ export interface ConformanceOptions {
   verbose?: boolean
   /** No progress line on stderr. */
   quiet?: boolean
+  /** How WebKrab's profile rules count: default, strict (every one a must) or off. */
+  profile?: ProfileMode
+  /** The crawler's name on the scorecard (a `command:` crawler has none of its own). */
+  name?: string
+  /** `i/n`: run only the i-th of n deterministic shares of the scenarios. */
+  shard?: string
+  /** results.json files of shards to join into one result, instead of running anything. */
+  merge?: string[]
 }
 
 /** Renders the results in one of the stdout formats. */
@@ -82,14 +93,22 @@ export function runCompare (files: string[], out: string | undefined, io: Confor
 /** The command's work, callable from tests: load, run, report; resolves to the exit code. */
 export async function runConformance (options: ConformanceOptions, io: ConformanceIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   if (options.compare !== undefined && options.compare.length > 0) return runCompare(options.compare, options.out, io)
+  if (options.merge !== undefined && options.merge.length > 0) return emit(mergeResults(loadResults(options.merge, '--merge')), options, io)
   const jobs = options.jobs ?? defaultJobs()
   if (!Number.isSafeInteger(jobs) || jobs < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--jobs must be a positive integer, not ${String(options.jobs)}`)
-  const adapter = resolveCrawler(options.crawler)
-  const scenarios = await loadScenarios(options.scenarios !== undefined && options.scenarios.length > 0 ? options.scenarios : [SCENARIOS_DIR])
+  const profile = options.profile ?? 'default'
+  if (!PROFILE_MODES.includes(profile)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--profile must be one of ${PROFILE_MODES.join(', ')}, not "${String(profile)}"`)
+  const shard = options.shard === undefined ? null : parseShard(options.shard)
+  if (options.name !== undefined && options.name.trim() === '') throw errors.WEBKRAB_ERR_BAD_FLAG('--name must not be empty')
+  const adapter = resolveCrawler(options.crawler, options.name?.trim())
+  const all = await loadScenarios(options.scenarios !== undefined && options.scenarios.length > 0 ? options.scenarios : [SCENARIOS_DIR])
+  const scenarios = shard === null ? all : shardOf(all, shard)
+  for (const line of untoldWarnings(adapter, scenarios)) io.stderr.write(`webkrab conformance: ${line}\n`)
   const progress = suiteProgress(io.stderr, scenarios.length, { quiet: options.quiet === true, env: io.env })
   let result: SuiteResult
   try {
     result = await runSuite(scenarios, adapter, {
+      profile,
       jobs,
       ...(options.state !== undefined ? { stateDir: resolve(options.state) } : {}),
       onStart: s => { progress.start(s.id) },
@@ -98,6 +117,12 @@ export async function runConformance (options: ConformanceOptions, io: Conforman
   } finally {
     progress.end()
   }
+  if (shard !== null) result = { ...result, shard }
+  return emit(result, options, io)
+}
+
+/** Prints the results in the chosen format and writes every format to --out; resolves to the exit code. */
+function emit (result: SuiteResult, options: ConformanceOptions, io: ConformanceIo): number {
   io.stdout.write(render(result, options.reporter ?? 'console', wantsColor(io.stdout, io.env), options.verbose === true))
   if (options.out !== undefined) {
     const written = writeOutputs(result, resolve(options.out))
@@ -125,6 +150,10 @@ export function registerConformance (program: Command): void {
     .option('--verbose', 'console: every scenario with its normative name and the statements of the rules it checks')
     .option('--quiet', 'no progress line on stderr')
     .option('--compare <results...>', 'run nothing: compare results.json files of several crawlers, scenario by scenario (with --out: comparison.txt and comparison.html)')
+    .addOption(new Option('--profile <mode>', 'how WebKrab\'s own operating rules count: default (at their own level), strict (every one a MUST), off (left out)').choices(PROFILE_MODES).default('default'))
+    .option('--name <name>', 'the crawler\'s name on the scorecard (for a command: crawler)')
+    .option('--shard <i/n>', 'run only the i-th of n deterministic shares of the scenarios (for a CI matrix; join the results with --merge)')
+    .option('--merge <results...>', 'run nothing: join the results.json files of shards into one result and scorecard')
     .action(async (opts: ConformanceOptions) => {
       process.exitCode = await runConformance(opts)
     })

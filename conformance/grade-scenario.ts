@@ -1,18 +1,38 @@
-import type { Assertion, Level, Scenario, ScenarioKind } from './scenario-types.js'
+import type { Assertion, Basis, Level, Scenario, ScenarioKind, Score } from './scenario-types.js'
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
+import { untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
 import { checkEcho, checkHeader } from './checks/request-headers.js'
 import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from './checks/request-timing.js'
 import { checkReport, checkResource } from './checks/report-values.js'
 
-export type Verdict = 'pass' | 'fail' | 'optional-fail' | 'setup-fail' | 'harness-fail' | 'dependency-fail' | 'untested'
+/**
+ * A scenario's verdict (cache-tests' model, with one more): `crawler-error` says
+ * the crawler could not run (it exited before its first request, printed a usage
+ * error, or sent nothing in a step that needed a request), so nothing it did
+ * was graded; `setup-fail` says the scenario's precondition or the fixture site
+ * failed; `harness-fail` a bug in grading.
+ */
+export type Verdict = 'pass' | 'fail' | 'optional-fail' | 'crawler-error' | 'setup-fail' | 'harness-fail' | 'dependency-fail' | 'untested'
 
-export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'optional-fail', 'setup-fail', 'harness-fail', 'dependency-fail', 'untested']
+export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'optional-fail', 'crawler-error', 'setup-fail', 'harness-fail', 'dependency-fail', 'untested']
+
+/**
+ * How WebKrab's own operating rules count (`--profile`): `default` grades them at
+ * their own level, `strict` makes every profile rule a must, `off` leaves them out
+ * (untested), so only the RFC and reporting scores remain.
+ */
+export type ProfileMode = 'default' | 'strict' | 'off'
+export const PROFILE_MODES: readonly ProfileMode[] = ['default', 'strict', 'off']
 
 export interface AssertionResult {
   id: string
   type: Assertion['type']
   level: Level
+  /** What a failure rests on: an RFC keyword, a WebKrab profile rule, or a precondition (setup). */
+  basis: Basis
+  /** The score it counts towards: rfc, profile, reporting, or setup (no score). */
+  score: Score
   reason: string
   /** The WebKrab rules its reason cites (statements in the suite's `rules`). */
   rules: string[]
@@ -39,37 +59,81 @@ export function runCheck (a: Assertion, ctx: GradeContext): CheckResult {
   }
 }
 
+/** What the crawler could be told, as its adapter declares (every option and the headers, for the reference crawler). */
+export interface Told {
+  /** Whether the crawler was handed this crawl option (by flag name) or, for `headers`, the request context. */
+  has: (need: string) => boolean
+}
+
+export const TOLD_EVERYTHING: Told = { has: () => true }
+
 /** Grades every assertion of a scenario against what the site saw and the crawler reported. */
-export function gradeAssertions (scenario: Scenario, ctx: GradeContext): AssertionResult[] {
+export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: Told = TOLD_EVERYTHING, profile: ProfileMode = 'default'): AssertionResult[] {
   return scenario.assertions.map(a => {
-    const r = runCheck(a, ctx)
-    return { id: a.id, type: a.type, level: a.level, reason: a.reason, rules: a.rules, status: r.status, message: r.message, expected: null }
+    const level = effectiveLevel(a, profile)
+    const base = { id: a.id, type: a.type, level, basis: a.basis, score: a.score, reason: a.reason, rules: a.rules, expected: null }
+    const missing = a.needs.filter(n => !told.has(n))
+    // Graded on an option the crawler never received, a verdict would be about the harness, not the crawler.
+    const r: CheckResult = a.score === 'profile' && profile === 'off'
+      ? untested('profile rules are left out (--profile off)')
+      : missing.length > 0
+        ? untested(`the crawler was not told ${missing.map(m => m === 'headers' ? 'the request headers' : m).join(', ')} (its adapter does not pass ${missing.length === 1 ? 'it' : 'them'})`)
+        : runCheck(a, ctx)
+    return { ...base, status: r.status, message: r.message }
   })
 }
 
-/**
- * The scenario's verdict from its assertions (cache-tests' model): a failed
- * must-level assertion of a required scenario is a `fail`; any other failure is
- * an `optional-fail`; nothing checked at all is `untested`.
- */
-export function verdictOf (kind: ScenarioKind, results: AssertionResult[]): { verdict: Verdict, message: string } {
-  const failed = results.filter(r => r.status === 'fail')
-  const hard = failed.filter(r => r.level === 'must' && kind === 'required')
-  if (hard.length > 0) return { verdict: 'fail', message: `${hard[0].id}: ${hard[0].message}` }
-  if (failed.length > 0) return { verdict: 'optional-fail', message: `${failed[0].id} (${failed[0].level}${kind === 'required' ? '' : `, ${kind} scenario`}): ${failed[0].message}` }
-  // The scenario's claim is proven only when every must-level assertion was checked.
-  const unchecked = results.filter(r => r.status === 'untested')
-  const uncheckedMust = unchecked.filter(r => r.level === 'must')
-  const passed = results.filter(r => r.status === 'pass').length
-  if (uncheckedMust.length > 0 || (results.length > 0 && passed === 0)) {
-    return { verdict: 'untested', message: `${unchecked[0].message}: ${unchecked.length} of ${results.length} assertions untested${passed > 0 ? `, ${passed} passed` : ''}` }
-  }
-  return { verdict: 'pass', message: unchecked.length > 0 ? `passed; ${unchecked.length} optional assertion${unchecked.length === 1 ? '' : 's'} untested` : 'passed' }
+/** A profile rule's level under `--profile strict` is must; everything else keeps its own. */
+export function effectiveLevel (a: Pick<Assertion, 'score' | 'level'>, profile: ProfileMode): Level {
+  return a.score === 'profile' && profile === 'strict' ? 'must' : a.level
 }
 
-const FAILURES: readonly Verdict[] = ['fail', 'setup-fail', 'harness-fail', 'dependency-fail']
+/** Assertions that decide a scenario's behaviour verdict: RFC and profile rules, graded from the journal. */
+export function isBehaviour (r: Pick<AssertionResult, 'score'>): boolean {
+  return r.score === 'rfc' || r.score === 'profile'
+}
 
-/** A verdict that says the scenario failed: its assertions, its set-up, its grading, or a scenario it depends on. */
+/**
+ * The scenario's verdict from its assertions. A precondition (`setup`) that
+ * failed leaves the scenario ungraded: setup-fail. A failed must-level RFC or
+ * profile assertion of a required scenario is a `fail`; any other failure is an
+ * `optional-fail`. Reporting assertions (on the crawler's webkrab.report/v1)
+ * decide nothing for a crawler that does not claim to write reports: they form
+ * the reporting score. Nothing checked at all is `untested`, and so is a
+ * scenario whose must-level behaviour assertions were not all checked.
+ */
+export function verdictOf (kind: ScenarioKind, results: AssertionResult[], options: { reportsDecide?: boolean } = {}): { verdict: Verdict, message: string } {
+  const setup = results.find(r => r.score === 'setup' && r.status === 'fail')
+  if (setup !== undefined) return { verdict: 'setup-fail', message: `precondition ${setup.id} not met, so nothing after it was graded: ${setup.message}` }
+  const deciding = results.filter(r => isBehaviour(r) || (options.reportsDecide === true && r.score === 'reporting'))
+  const failed = deciding.filter(r => r.status === 'fail')
+  const hard = failed.filter(r => r.level === 'must' && kind === 'required')
+  if (hard.length > 0) return { verdict: 'fail', message: `${hard[0].id} (${basisWords(hard[0])}): ${hard[0].message}` }
+  if (failed.length > 0) return { verdict: 'optional-fail', message: `${failed[0].id} (${basisWords(failed[0])}${kind === 'required' ? '' : `, ${kind} scenario`}): ${failed[0].message}` }
+  // The scenario's claim is proven only when every must-level assertion that decides it was checked.
+  const unchecked = deciding.filter(r => r.status === 'untested')
+  const uncheckedMust = unchecked.filter(r => r.level === 'must')
+  const passed = deciding.filter(r => r.status === 'pass').length
+  if (uncheckedMust.length > 0 || passed === 0) {
+    const first = uncheckedMust[0] ?? unchecked[0] ?? results.find(r => r.status === 'untested')
+    const why = first?.message ?? 'no assertion decides this scenario'
+    return { verdict: 'untested', message: `${why}: ${unchecked.length} of ${deciding.length} assertions untested${passed > 0 ? `, ${passed} passed` : ''}` }
+  }
+  const optional = unchecked.length + results.filter(r => !deciding.includes(r) && r.status === 'untested').length
+  return { verdict: 'pass', message: optional > 0 ? `passed; ${optional} other assertion${optional === 1 ? '' : 's'} untested` : 'passed' }
+}
+
+/** "RFC MUST", "RFC SHOULD", "WebKrab profile, should", "reporting, must", "setup". */
+export function basisWords (r: Pick<AssertionResult, 'basis' | 'score' | 'level'>): string {
+  if (r.score === 'setup') return 'setup'
+  if (r.score === 'reporting') return `reporting, ${r.level}`
+  if (r.score === 'rfc') return `RFC ${r.level.toUpperCase()}`
+  return `WebKrab profile, ${r.level}`
+}
+
+const FAILURES: readonly Verdict[] = ['fail', 'crawler-error', 'setup-fail', 'harness-fail', 'dependency-fail']
+
+/** A verdict that says the scenario failed: its assertions, the crawler's run, its set-up, its grading, or a scenario it depends on. */
 export function isFailure (verdict: Verdict): boolean {
   return FAILURES.includes(verdict)
 }

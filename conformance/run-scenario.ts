@@ -3,12 +3,13 @@ import { isAbsolute, join, relative } from 'node:path'
 import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseDuration } from '../common/units.js'
-import type { CrawlerAdapter, StepOutcome, StepRequest } from './adapters/adapter-types.js'
+import { accepted, type CommandRun, type CrawlerAdapter, type StepOutcome, type StepRequest } from './adapters/adapter-types.js'
 import type { GradeContext, StepRun } from './checks/check-types.js'
 import { resolveUrl } from './checks/report-values.js'
-import { gradeAssertions, verdictOf, type AssertionResult, type Verdict } from './grade-scenario.js'
+import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, type Verdict } from './grade-scenario.js'
 import type { Scenario, Step } from './scenario-types.js'
-import { startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
+import { pathMatches } from './select-requests.js'
+import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
 import { formatPos } from './yaml-source.js'
 
 /** A crawl step gets this long unless the step or the adapter says otherwise. */
@@ -32,8 +33,10 @@ export interface ScenarioResult {
   steps: Array<Omit<StepRun, 'report'> & { wroteReport: boolean }>
   /** What went wrong with the crawler itself in a step (non-zero exit, timeout, a report it could not write). */
   notes: string[]
-  /** Requests the site saw, for the record. */
+  /** Requests the site saw, for the record (the crawler's own ones, such as robots.txt, included). */
   requests: number
+  /** Of those, requests the crawler made on its own (robots.txt, favicon, sitemaps) that no assertion looks at. */
+  ownRequests?: number
   /** Bytes the site sent in answer (header blocks and bodies, as the journal counted them). */
   bytes: number
   durationMs: number
@@ -49,10 +52,16 @@ export function displayPath (file: string): string {
   return rel.startsWith('..') || isAbsolute(rel) ? file : rel
 }
 
-export function skeleton (s: Scenario): Omit<ScenarioResult, 'verdict' | 'message'> {
+/**
+ * A scenario's result before it runs: every assertion listed as not run, so a
+ * scenario that is skipped or never reached still counts its assertions (the
+ * totals of two crawlers on one suite add up to the same number).
+ */
+export function skeleton (s: Scenario, why = 'not run'): Omit<ScenarioResult, 'verdict' | 'message'> {
   return {
     id: s.id, name: s.name, kind: s.kind, concern: s.concern, file: displayPath(s.file), refs: s.refs, rules: s.rules, dependsOn: s.depends_on,
-    assertions: [], steps: [], notes: [], requests: 0, bytes: 0, durationMs: 0, expected: null, unexpectedPass: false
+    assertions: s.assertions.map(a => ({ id: a.id, type: a.type, level: a.level, basis: a.basis, score: a.score, reason: a.reason, rules: a.rules, status: 'untested' as const, message: why, expected: null })),
+    steps: [], notes: [], requests: 0, ownRequests: 0, bytes: 0, durationMs: 0, expected: null, unexpectedPass: false
   }
 }
 
@@ -71,12 +80,57 @@ function resolveOptions (step: Extract<Step, { crawl: unknown }>, origins: SiteO
   return out
 }
 
+/** How a scenario is run: how profile rules count. */
+export interface ScenarioRunOptions {
+  profile?: ProfileMode
+}
+
+/**
+ * Whether a scenario needs the crawler's clock to move with the site's: it moves
+ * the site's clock (`advance`) and crawls after that. Null when it does not;
+ * otherwise the step that moves it.
+ */
+export function clockMovingStep (scenario: Scenario): Step | null {
+  const advance = scenario.steps.find(st => st.type === 'advance')
+  if (advance === undefined) return null
+  return scenario.steps.some(st => st.type === 'crawl' && st.n > advance.n) ? advance : null
+}
+
+/** Why a crawler cannot take part in a scenario whose clock moves, or null when it can. */
+export function clockProblem (scenario: Scenario, adapter: CrawlerAdapter): string | null {
+  const step = clockMovingStep(scenario)
+  if (step === null || adapter.accepts.clock === 'native') return null
+  const what = `the scenario moves the site's clock (step ${step.n}, advance: ${'advance' in step ? step.advance : '?'}) and the crawler's clock must move with it`
+  if (adapter.accepts.clock === 'none') return `${what}, which its adapter says cannot be done (clock: none)`
+  if (adapter.faketime === null) return `${what}, but libfaketime (Debian package faketime) is not installed or does not work here`
+  return null
+}
+
+/**
+ * The paths a scenario asks for by name (its URLs and its assertions' paths): a
+ * robots.txt it names is graded like any page, one it does not is the crawler's
+ * own business.
+ */
+function namedPaths (scenario: Scenario): string[] {
+  const out: string[] = []
+  for (const st of scenario.steps) if ('crawl' in st) for (const u of st.crawl.urls) out.push(u.replace(/^[a-z][a-z0-9-]*:(?=\/)/, '').replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, ''))
+  for (const a of scenario.assertions) {
+    const body = (a as unknown as Record<string, unknown>)[a.type]
+    for (const sel of Array.isArray(body) ? body : [body]) {
+      const p = (sel as { path?: unknown } | null)?.path
+      if (typeof p === 'string') out.push(p.replace(/\?.*$/, ''))
+    }
+  }
+  return out
+}
+
 /**
  * Runs one scenario: a fixture site of its own, the steps in order (site time is
  * moved, never waited for), then grading. Never throws: a problem with the site
- * or a step is a `setup-fail`, a bug while grading a `harness-fail`.
+ * or a step is a `setup-fail`, a crawler that could not run a `crawler-error`,
+ * a bug while grading a `harness-fail`.
  */
-export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, stateRoot: string): Promise<ScenarioResult> {
+export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, stateRoot: string, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
   const started = performance.now()
   const base = skeleton(scenario)
   const done = (verdict: Verdict, message: string, extra: Partial<ScenarioResult> = {}): ScenarioResult =>
@@ -84,6 +138,8 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
 
   const skipReason = adapter.skip.get(scenario.id)
   if (skipReason !== undefined) return done('untested', `skipped by the ${adapter.name} adapter: ${skipReason}`)
+  const clock = clockProblem(scenario, adapter)
+  if (clock !== null) return done('untested', `not run: ${clock}`)
 
   const stateDir = join(stateRoot, scenario.id)
   let site: RunningSite
@@ -94,15 +150,25 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     return done('setup-fail', `the fixture site (${scenario.siteSource}) could not start: ${(err as Error).message}`)
   }
 
+  const named = namedPaths(scenario)
+  const own = (path: string): boolean => isOwnRequestPath(path) && !named.some(p => p === path || (p.includes('*') && pathMatches(p, { path, target: path } as Seen)))
   const seen: Seen[] = []
+  const ownSeen: Seen[] = []
+  const admin: string[] = []
   const runs: StepRun[] = []
   let lastSeq = 0
+  let lastAdminSeq = 0
   const collect = (step: number): void => {
     for (const e of site.entriesSince(lastSeq)) {
-      seen.push({ ...e, step })
+      (own(e.path) ? ownSeen : seen).push({ ...e, step })
       lastSeq = Math.max(lastSeq, e.seq)
     }
+    for (const a of site.adminRequestsSince(lastAdminSeq)) {
+      admin.push(`${a.method} ${a.path} (step ${step}, answered ${a.status ?? 'nothing'})`)
+      lastAdminSeq = Math.max(lastAdminSeq, a.seq)
+    }
   }
+  const record = (): Partial<ScenarioResult> => ({ steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length + ownSeen.length, ownRequests: ownSeen.length, bytes: bytesOf(seen) + bytesOf(ownSeen) })
   try {
     for (const step of scenario.steps) {
       const t0 = performance.now()
@@ -124,37 +190,89 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
         error: outcome?.error ?? null,
         exitCode: outcome?.exitCode ?? null,
         timedOut: outcome?.timedOut ?? false,
-        output: outcome?.output ?? ''
+        output: outcome?.output ?? '',
+        ...(outcome?.commands !== undefined ? { commands: outcome.commands } : {}),
+        ...(step.type === 'crawl' && 'crawl' in step ? { options: resolveOptions(step, site.origins), headers: step.crawl.headers ?? {} } : {})
       })
     }
   } catch (err) {
     await site.close().catch(() => {})
-    return done('setup-fail', (err as Error).message, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length, bytes: bytesOf(seen) })
+    return done('setup-fail', (err as Error).message, record())
   }
   await site.close().catch(() => {})
 
-  const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.kind === 'reference' }
-  try {
-    const assertions = gradeAssertions(scenario, ctx)
-    const { verdict, message } = verdictOf(scenario.kind, assertions)
-    return done(verdict, message, { assertions, steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length, bytes: bytesOf(seen) })
-  } catch (err) {
-    return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, { steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length, bytes: bytesOf(seen) })
+  if (admin.length > 0) {
+    return done('fail', `the crawler called the harness's admin paths, so the journal cannot be trusted: ${admin.slice(0, 3).join('; ')}`, record())
   }
+  const couldNotRun = crawlerError(scenario, runs, seen)
+  const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }
+  try {
+    const assertions = gradeAssertions(scenario, ctx, { has: need => accepted(adapter.accepts, need) }, options.profile ?? 'default')
+    if (couldNotRun !== null) return done('crawler-error', couldNotRun, { assertions, ...record() })
+    const { verdict, message } = verdictOf(scenario.kind, assertions, { reportsDecide: adapter.accepts.reports })
+    return done(verdict, message, { assertions, ...record() })
+  } catch (err) {
+    return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, record())
+  }
+}
+
+/** Usage errors as crawlers print them: an unknown option, a bad argument. */
+const USAGE = /\b(usage:|unknown option|unrecognized option|unrecognised option|invalid option|illegal option|no such option|unknown argument|bad flag|WEBKRAB_ERR_BAD_FLAG)/i
+
+/**
+ * Whether the crawler could not run at all in some crawl step, so that nothing it
+ * did can be held against it: it could not start, exited non-zero or printed a
+ * usage error before its first request of the step, timed out having sent
+ * nothing, or sent nothing in a step that needed a request (one of its URLs had
+ * not been crawled before, so nothing could have been stored). Null when it ran.
+ */
+export function crawlerError (scenario: Scenario, runs: StepRun[], seen: Seen[]): string | null {
+  const crawled = new Set<string>()
+  for (const run of runs) {
+    if (run.type !== 'crawl') continue
+    const step = scenario.steps[run.n - 1]
+    const urls = 'crawl' in step ? step.crawl.urls : []
+    const sent = seen.filter(s => s.step === run.n).length
+    const fresh = urls.some(u => !crawled.has(u))
+    urls.forEach(u => crawled.add(u))
+    if (sent > 0) continue
+    const said = lastLine(run)
+    const evidence = `${commandLine(run)}${said === '' ? '' : `; it printed: ${said}`}`
+    if (run.error !== null && !run.timedOut) return `step ${run.n}: the crawler ${run.error}, before any request${evidence}`
+    if (run.timedOut) return `step ${run.n}: the crawler ${run.error ?? 'timed out'} having sent no request${evidence}`
+    if (run.exitCode !== null && run.exitCode !== 0) return `step ${run.n}: the crawler exited ${run.exitCode} before its first request${evidence}`
+    if (USAGE.test(run.output)) return `step ${run.n}: the crawler printed a usage error and sent no request${evidence}`
+    if (fresh) return `step ${run.n}: the crawler exited ${run.exitCode ?? 0} having sent no request, though the step's URLs had never been fetched${evidence}`
+  }
+  return null
+}
+
+function lastLine (run: StepRun): string {
+  return (run.output.trim().split('\n').pop() ?? '').slice(0, 300)
+}
+
+function commandLine (run: StepRun): string {
+  const first = run.commands?.[0]
+  if (first === undefined) return ''
+  const more = (run.commands?.length ?? 1) > 1 ? ` (and ${(run.commands?.length ?? 1) - 1} more runs)` : ''
+  return `; it ran: ${first.command.length > 300 ? first.command.slice(0, 300) + '…' : first.command}${more}`
 }
 
 function bytesOf (seen: Seen[]): number {
   return seen.reduce((n, e) => n + e.headerBytes + e.bodyBytes, 0)
 }
 
-/** One line per crawl step in which the crawler itself got into trouble, with the last thing it printed. */
+/** One line per crawl step in which the crawler itself got into trouble, with the last thing it printed and the command it ran. */
 export function crawlerNotes (runs: StepRun[]): string[] {
   const notes: string[] = []
   for (const r of runs) {
     if (r.type !== 'crawl') continue
-    const last = r.output.trim().split('\n').pop() ?? ''
+    const last = lastLine(r)
     const said = last === '' ? '' : `: ${last.slice(0, 200)}`
-    if (r.error !== null) notes.push(`step ${r.n}: the crawler ${r.error}${said}`)
+    const failing = (r.commands ?? []).filter(c => c.error !== null || c.exitCode !== 0)
+    if (failing.length > 1) {
+      notes.push(`step ${r.n}: ${failing.length} of ${r.commands?.length ?? 0} runs of the crawler failed (${failing.slice(0, 3).map(c => `${c.url ?? 'run'}: ${c.error ?? `exit ${String(c.exitCode)}`}`).join('; ')})${said}`)
+    } else if (r.error !== null) notes.push(`step ${r.n}: the crawler ${r.error}${said}`)
     else if (r.exitCode !== null && r.exitCode !== 0) notes.push(`step ${r.n}: the crawler exited ${r.exitCode}${said}`)
     if (r.reportError !== null) notes.push(`step ${r.n}: ${r.reportError}`)
   }
@@ -165,6 +283,8 @@ function runsForRecord (runs: StepRun[]): ScenarioResult['steps'] {
   return runs.map(({ report, ...rest }) => ({ ...rest, wroteReport: report !== null }))
 }
 
+export type { CommandRun }
+
 async function runStep (step: Step, scenario: Scenario, adapter: CrawlerAdapter, site: RunningSite, stateDir: string): Promise<StepOutcome | null> {
   if ('crawl' in step) {
     const request: StepRequest = {
@@ -174,7 +294,8 @@ async function runStep (step: Step, scenario: Scenario, adapter: CrawlerAdapter,
       headers: step.crawl.headers ?? {},
       options: resolveOptions(step, site.origins),
       stateDir,
-      timeoutMs: step.crawl.timeout !== undefined ? parseDuration(step.crawl.timeout) : adapter.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS
+      timeoutMs: step.crawl.timeout !== undefined ? parseDuration(step.crawl.timeout) : adapter.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
+      clockOffsetMs: site.advancedMs()
     }
     try {
       return await adapter.crawl(request)

@@ -2,18 +2,30 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
-import { dependencyHolds, failsRequirement, VERDICTS, type Verdict } from './grade-scenario.js'
+import { version } from '../common/version.js'
+import { dependencyHolds, failsRequirement, VERDICTS, type ProfileMode, type Verdict } from './grade-scenario.js'
 import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
 import { ruleIndex, type RuleIndex } from './rules.js'
-import type { Scenario } from './scenario-types.js'
+import { SCORES, type Level, type Scenario, type Score } from './scenario-types.js'
 
 export interface SuiteOptions {
   /** How many scenarios run at once; by default twice the cores (scenarios mostly wait on sockets). */
   jobs?: number
   /** Keep each scenario's state directory here instead of a temporary one that is removed. */
   stateDir?: string
+  /** How WebKrab's profile rules count (default: at their own level). */
+  profile?: ProfileMode
   onStart?: (scenario: Scenario) => void
   onResult?: (result: ScenarioResult, done: number, total: number) => void
+}
+
+export interface Tally { pass: number, fail: number, untested: number }
+
+/** One score: its assertions by outcome, and by requirement level. */
+export interface ScoreTotals extends Tally {
+  byLevel: Record<Level, Tally>
+  /** Failures the adapter lists as known. */
+  expected: number
 }
 
 export interface SuiteTotals {
@@ -23,15 +35,23 @@ export interface SuiteTotals {
   requiredFailures: number
   expectedFailures: number
   unexpectedPasses: number
-  assertions: { pass: number, fail: number, untested: number }
+  assertions: Tally
+  /** The three scores: RFC conformance, WebKrab profile, reporting (assertions on the crawler's fetch report). */
+  scores: Record<Exclude<Score, 'setup'>, ScoreTotals>
 }
 
 export interface SuiteResult {
   schema: 'webkrab.conformance/v1'
-  crawler: { name: string, kind: CrawlerAdapter['kind'], command: string, adapterFile: string | null }
+  crawler: { name: string, kind: CrawlerAdapter['kind'], command: string, adapterFile: string | null, version?: string | null, install?: string | null }
   startedAt: string
   durationMs: number
   jobs: number
+  /** How profile rules counted in this run (absent in results of older versions: default). */
+  profile?: ProfileMode
+  /** WebKrab's version, and the crawler's as its adapter names it. */
+  webkrabVersion?: string
+  /** This run's share of a sharded suite (`--shard i/n`), or null for the whole. */
+  shard?: { index: number, of: number } | null
   totals: SuiteTotals
   /** 0 when every required assertion passed, 1 otherwise. */
   exitCode: 0 | 1
@@ -75,6 +95,8 @@ export function applyExpectations (result: ScenarioResult, known: ExpectedFailur
 export function totalsOf (results: ScenarioResult[]): SuiteTotals {
   const byVerdict = Object.fromEntries(VERDICTS.map(v => [v, 0])) as Record<Verdict, number>
   const assertions = { pass: 0, fail: 0, untested: 0 }
+  const tally = (): Tally => ({ pass: 0, fail: 0, untested: 0 })
+  const scores = Object.fromEntries(SCORES.map(k => [k, { ...tally(), expected: 0, byLevel: { must: tally(), should: tally(), may: tally() } }])) as SuiteTotals['scores']
   let requiredFailures = 0
   let expectedFailures = 0
   let unexpectedPasses = 0
@@ -83,9 +105,16 @@ export function totalsOf (results: ScenarioResult[]): SuiteTotals {
     if (r.expected !== null) expectedFailures++
     else if (failsRequirement(r.kind, r.verdict)) requiredFailures++
     if (r.unexpectedPass) unexpectedPasses++
-    for (const a of r.assertions) assertions[a.status]++
+    for (const a of r.assertions) {
+      assertions[a.status]++
+      if (a.score === 'setup' || a.score === undefined) continue
+      const sc = scores[a.score]
+      sc[a.status]++
+      sc.byLevel[a.level][a.status]++
+      if (a.status === 'fail' && a.expected !== null) sc.expected++
+    }
   }
-  return { scenarios: results.length, byVerdict, requiredFailures, expectedFailures, unexpectedPasses, assertions }
+  return { scenarios: results.length, byVerdict, requiredFailures, expectedFailures, unexpectedPasses, assertions, scores }
 }
 
 /**
@@ -120,12 +149,12 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         progressed = true
         const broken = deps.map(d => results.get(d) as ScenarioResult).find(d => !dependencyHolds(d.verdict))
         if (broken !== undefined) {
-          const dep = { ...skeleton(s), verdict: 'dependency-fail' as const, message: `depends on ${broken.id}, which ended ${broken.verdict}: ${broken.message}` }
+          const dep = { ...skeleton(s, `not run: depends on ${broken.id}`), verdict: 'dependency-fail' as const, message: `depends on ${broken.id}, which ended ${broken.verdict}: ${broken.message}` }
           finish(broken.expected !== null ? { ...dep, expected: `depends on ${broken.id}, a known failure` } : dep)
           continue
         }
         options.onStart?.(s)
-        const p: Promise<void> = runScenario(s, adapter, stateRoot).then(finish).finally(() => { running.delete(p) })
+        const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default' }).then(finish).finally(() => { running.delete(p) })
         running.add(p)
       }
       if (running.size > 0) await Promise.race(running)
@@ -142,10 +171,12 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   const totals = totalsOf(ordered)
   return {
     schema: 'webkrab.conformance/v1',
-    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source === null ? null : displayPath(adapter.source) },
+    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source === null ? null : displayPath(adapter.source), version: adapter.version ?? null, install: adapter.install ?? null },
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - t0),
     jobs,
+    profile: options.profile ?? 'default',
+    webkrabVersion: version,
     totals,
     exitCode: totals.requiredFailures === 0 ? 0 : 1,
     scenarios: ordered,

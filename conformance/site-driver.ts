@@ -3,6 +3,7 @@
  * site per scenario, move its clock, change its content, and read its journal
  * into plain `Seen` records that the grader works on.
  */
+import { randomBytes } from 'node:crypto'
 import { loadSiteFile, originsOf, parseSiteYaml, startFixtureSite, type JournalEntry, type SiteDefinition } from '../fixture-server/index.js'
 
 /** One request as the server saw it, normalised for grading. */
@@ -47,6 +48,18 @@ export interface RunningSite {
   /** Empties the journal and per-client state (as `POST /_webkrab/reset` does). */
   reset: () => Promise<void>
   close: () => Promise<void>
+  /** How far `advance` has moved the site's clock, in ms. */
+  advancedMs: () => number
+  /** Requests to the site's admin paths (`/_webkrab/*`) since `seq`: the harness never makes any over HTTP, so each is the crawler's. */
+  adminRequestsSince: (seq: number) => Array<{ seq: number, method: string, path: string, status: number | null }>
+}
+
+/** Paths a crawler asks for on its own, not because a scenario named them. */
+export const OWN_REQUEST_PATHS: readonly RegExp[] = [/^\/robots\.txt$/, /^\/favicon\.ico$/, /^\/sitemap[^/]*\.xml(\.gz)?$/, /^\/\.well-known\//]
+
+/** Whether a request is one a crawler makes on its own (robots.txt, favicon, sitemaps). */
+export function isOwnRequestPath (path: string): boolean {
+  return OWN_REQUEST_PATHS.some(re => re.test(path))
 }
 
 /** Origin names a site offers: the catalogue's `main` and `offsite`, or those a site definition declares. */
@@ -118,16 +131,34 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
   }
 }
 
-/** Starts a fixture site for one scenario on ports of its own (port 0). */
+/**
+ * Starts a fixture site for one scenario on ports of its own (port 0). Its clock
+ * starts at the host's time and follows it (so the crawler's clock and the
+ * site's agree), unless the site sets its own start; its admin paths want a
+ * token that only the harness has, so a crawler cannot reset the journal or
+ * move the clock to game its grade.
+ */
 export async function startSite (site: unknown, seed: string): Promise<RunningSite> {
-  const handle = await startFixtureSite(site as SiteDefinition | null, { seed, port: 0 })
+  const def = site as (SiteDefinition & { clock?: { start?: string | number, realTime?: boolean } }) | null
+  const token = randomBytes(24).toString('base64url')
+  const clock = def?.clock?.start === undefined ? { clockStart: Date.now(), realTime: def?.clock?.realTime ?? true } : {}
+  const handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })
+  let advanced = 0
   return {
     url: handle.url,
     origins: handle.origins.map(o => ({ name: o.name, url: o.url })),
     entriesSince: (seq) => handle.journal.since(seq + 1)
       .filter(e => !e.path.startsWith('/_webkrab/'))
       .map(normaliseEntry),
-    advance: (duration) => { handle.clock.advance(duration) },
+    adminRequestsSince: (seq) => handle.journal.since(seq + 1)
+      .filter(e => e.path.startsWith('/_webkrab/'))
+      .map(e => ({ seq: e.seq, method: e.method, path: String(e.path), status: typeof e.status === 'number' ? e.status : null })),
+    advance: (duration) => {
+      const before = handle.clock.now()
+      handle.clock.advance(duration)
+      advanced += handle.clock.now() - before
+    },
+    advancedMs: () => advanced,
     change: (path, kind, origin) => { handle.site.change(path, kind, origin) },
     reset: async () => { handle.site.reset() },
     close: async () => { await handle.close() }

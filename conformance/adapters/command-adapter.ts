@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { errors } from '../../common/errors.js'
 import { parseReport } from '../../reports/load-report.js'
-import type { CrawlerAdapter, ExpectedFailure, StepOutcome, StepRequest } from './adapter-types.js'
+import type { Accepts, CommandRun, CrawlerAdapter, ExpectedFailure, StepOutcome, StepRequest } from './adapter-types.js'
+import { binPath, faketimeEnv, findFaketime, type Faketime } from './child-env.js'
 
 export const PLACEHOLDERS = ['url', 'urls', 'state', 'step', 'options', 'headers'] as const
 
@@ -47,17 +48,49 @@ export function shellEnv (req: StepRequest): Record<string, string> {
   return env
 }
 
-/** Checks a template names only known placeholders and at most one of {url} and {urls}. */
+/**
+ * Where each placeholder of a template stands: bare, or inside single or double
+ * quotes. A value the harness fills in is shell-quoted for a bare word; inside
+ * quotes that quoting means nothing (in double quotes `$(...)` still runs), so a
+ * scenario's URL could run shell code. Backslash escapes and quotes are followed
+ * as sh reads them.
+ */
+export function placeholderContexts (template: string): Array<{ name: string, at: number, quoted: 'none' | 'single' | 'double' }> {
+  const out: Array<{ name: string, at: number, quoted: 'none' | 'single' | 'double' }> = []
+  let quote: 'none' | 'single' | 'double' = 'none'
+  for (let i = 0; i < template.length; i++) {
+    const c = template[i]
+    if (quote !== 'single' && c === '\\') { i++; continue }
+    if (quote !== 'double' && c === "'") { quote = quote === 'single' ? 'none' : 'single'; continue }
+    if (quote !== 'single' && c === '"') { quote = quote === 'double' ? 'none' : 'double'; continue }
+    if (c !== '{') continue
+    const m = /^\{([a-z_-]+)\}/.exec(template.slice(i, i + 40))
+    if (m === null) continue
+    out.push({ name: m[1], at: i, quoted: quote })
+    i += m[0].length - 1
+  }
+  return out
+}
+
+/**
+ * Checks a template names only known placeholders, at most one of {url} and
+ * {urls}, and none inside quotes: the harness quotes every value itself, and a
+ * quoted placeholder would let a URL such as `/x?a=$(touch pwned)` run as shell
+ * code.
+ */
 export function checkTemplate (template: string, where: string): void {
-  for (const m of template.matchAll(/\{([a-z_-]+)\}/g)) {
-    if (!(PLACEHOLDERS as readonly string[]).includes(m[1])) {
-      throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${where}: unknown placeholder {${m[1]}} (known: ${PLACEHOLDERS.map(p => `{${p}}`).join(', ')})`)
+  if (template.trim() === '') throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${where}: the command is empty`)
+  for (const p of placeholderContexts(template)) {
+    if (!(PLACEHOLDERS as readonly string[]).includes(p.name)) {
+      throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${where}: unknown placeholder {${p.name}} (known: ${PLACEHOLDERS.map(x => `{${x}}`).join(', ')})`)
+    }
+    if (p.quoted !== 'none') {
+      throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${where}: {${p.name}} stands inside ${p.quoted} quotes; write it bare (the harness quotes each value itself), since inside quotes a URL's $(...) or backquotes would run as shell code`)
     }
   }
   if (template.includes('{url}') && template.includes('{urls}')) {
     throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${where}: use {url} (one run per URL) or {urls} (one run), not both`)
   }
-  if (template.trim() === '') throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${where}: the command is empty`)
 }
 
 /** Fills the placeholders of a template, each value shell-quoted. */
@@ -74,30 +107,90 @@ export function renderTemplate (template: string, req: StepRequest, url: string 
   })
 }
 
-interface RunResult { exitCode: number | null, timedOut: boolean, output: string, error: string | null }
+/**
+ * What a template hands the crawler, when no adapter file says: every option
+ * with {options}, the request context with {headers}, state with {state}. A
+ * script can read the same from WEBKRAB_OPTIONS and WEBKRAB_HEADERS, but only
+ * an adapter file can say that it does (`accepts:`).
+ */
+export function acceptsOfTemplate (template: string): Accepts {
+  return {
+    options: template.includes('{options}') ? 'all' : [],
+    headers: template.includes('{headers}'),
+    state: template.includes('{state}'),
+    clock: 'faketime',
+    reports: false
+  }
+}
 
-function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<RunResult> {
+function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number, url: string | null): Promise<CommandRun> {
   return new Promise(resolve => {
-    let output = ''
+    const t0 = performance.now()
+    let stdout = ''
+    let stderr = ''
     let timedOut = false
-    const keep = (chunk: Buffer): void => { output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL) }
     // detached: the command gets its own process group, so a timeout ends it and its children.
     const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    child.stdout.on('data', keep)
-    child.stderr.on('data', keep)
+    child.stdout.on('data', (chunk: Buffer) => { stdout = (stdout + chunk.toString('utf8')).slice(-OUTPUT_TAIL) })
+    child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_TAIL) })
     const timer = setTimeout(() => {
       timedOut = true
       try { process.kill(-(child.pid ?? 0), 'SIGKILL') } catch { child.kill('SIGKILL') }
     }, timeoutMs)
-    child.on('error', err => {
+    const done = (exitCode: number | null, error: string | null): void => {
       clearTimeout(timer)
-      resolve({ exitCode: null, timedOut, output, error: `could not start: ${err.message}` })
-    })
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ exitCode: code, timedOut, output, error: timedOut ? `did not finish within ${timeoutMs} ms and was killed` : null })
-    })
+      resolve({ command, url, exitCode, timedOut, error, stdout, stderr, durationMs: Math.round(performance.now() - t0) })
+    }
+    child.on('error', err => { done(null, `could not start: ${err.message}`) })
+    child.on('close', (code) => { done(code, timedOut ? `did not finish within ${timeoutMs} ms and was killed` : null) })
   })
+}
+
+/**
+ * Per-URL runs, as concurrently as the step allows: at most `concurrency` at once
+ * and `per-origin-concurrency` per origin (the reference crawler's defaults, 8
+ * and 2, when the step sets neither). Every URL is run whatever happens to the
+ * others, each with its own timeout.
+ */
+export async function runPerUrl (urls: string[], options: StepRequest['options'], run: (url: string) => Promise<CommandRun>): Promise<CommandRun[]> {
+  const total = positive(options.concurrency, DEFAULT_CONCURRENCY)
+  const perOrigin = positive(options['per-origin-concurrency'], DEFAULT_PER_ORIGIN_CONCURRENCY)
+  const results: CommandRun[] = new Array(urls.length)
+  const busy = new Map<string, number>()
+  const pending = urls.map((url, i) => ({ url, i, origin: originOf(url) }))
+  let running = 0
+  await new Promise<void>(resolve => {
+    const pump = (): void => {
+      if (pending.length === 0 && running === 0) { resolve(); return }
+      for (let k = 0; k < pending.length && running < total; k++) {
+        const job = pending[k]
+        if ((busy.get(job.origin) ?? 0) >= perOrigin) continue
+        pending.splice(k--, 1)
+        running++
+        busy.set(job.origin, (busy.get(job.origin) ?? 0) + 1)
+        void run(job.url).then(r => {
+          results[job.i] = r
+          running--
+          busy.set(job.origin, (busy.get(job.origin) ?? 1) - 1)
+          pump()
+        })
+      }
+    }
+    pump()
+  })
+  return results
+}
+
+const DEFAULT_CONCURRENCY = 8
+const DEFAULT_PER_ORIGIN_CONCURRENCY = 2
+
+function positive (v: unknown, fallback: number): number {
+  const n = Number(v)
+  return Number.isSafeInteger(n) && n > 0 ? n : fallback
+}
+
+function originOf (url: string): string {
+  try { return new URL(url).origin } catch { return url }
 }
 
 /** Reads `{state}/report-{step}.json` if the crawler wrote one. */
@@ -120,18 +213,30 @@ export interface CommandAdapterOptions {
   /** Where the command runs (the adapter file's folder); the current directory by default. */
   cwd?: string
   source?: string | null
+  /** What the crawler is handed; by default what the template's placeholders pass. */
+  accepts?: Accepts
+  /** How to move the crawler's clock with the site's (libfaketime), when found. */
+  faketime?: Faketime | null
+}
+
+/** The tail of a run's output for notes: stderr, then stdout. */
+export function outputOf (runs: CommandRun[]): string {
+  return runs.map(r => r.stderr + r.stdout).join('').slice(-OUTPUT_TAIL)
 }
 
 /**
  * Drives any crawler through a shell command. `{url}` runs the command once per
- * URL; otherwise once per step. The environment carries the same values
- * (WEBKRAB_URLS, WEBKRAB_STATE_DIR, WEBKRAB_STEP, WEBKRAB_HEADERS as JSON,
- * WEBKRAB_OPTIONS as JSON, and WEBKRAB_URL in per-URL runs).
+ * URL (as concurrently as the step allows); otherwise once per step. The
+ * environment carries the same values (WEBKRAB_URLS, WEBKRAB_STATE_DIR,
+ * WEBKRAB_STEP, WEBKRAB_HEADERS as JSON, WEBKRAB_OPTIONS as JSON, and WEBKRAB_URL
+ * in per-URL runs). When the site's clock has been moved, the command runs under
+ * libfaketime moved by as much.
  */
 export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
   checkTemplate(opts.command, opts.source ?? '--crawler')
   const perUrl = opts.command.includes('{url}')
   const cwd = opts.cwd ?? process.cwd()
+  const faketime = opts.faketime === undefined ? findFaketime() : opts.faketime
   return {
     name: opts.name ?? 'command',
     kind: 'command',
@@ -140,27 +245,34 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
     expectedFailures: opts.expectedFailures ?? [],
     source: opts.source ?? null,
     timeoutMs: opts.timeoutMs ?? null,
+    accepts: opts.accepts ?? acceptsOfTemplate(opts.command),
+    faketime,
     crawl: async (req) => {
       const env: NodeJS.ProcessEnv = {
         ...process.env,
+        ...binPath(process.env),
         WEBKRAB_URLS: req.urls.join(' '),
         WEBKRAB_STATE_DIR: req.stateDir,
         WEBKRAB_STEP: String(req.step),
         WEBKRAB_HEADERS: JSON.stringify(req.headers),
         WEBKRAB_OPTIONS: JSON.stringify(req.options),
         WEBKRAB_SCENARIO: req.scenarioId,
-        ...shellEnv(req)
+        ...shellEnv(req),
+        ...(faketime !== null && (req.clockOffsetMs ?? 0) !== 0 ? faketimeEnv(faketime, req.clockOffsetMs ?? 0, process.env) : {})
       }
       // The timeout bounds each run of the command (each URL's, with {url}).
-      const timeoutMs = req.timeoutMs
-      let last: RunResult = { exitCode: 0, timedOut: false, output: '', error: null }
-      let output = ''
-      for (const url of perUrl ? req.urls : [null]) {
-        last = await runShell(renderTemplate(opts.command, req, url), url === null ? env : { ...env, WEBKRAB_URL: url }, cwd, timeoutMs)
-        output = (output + last.output).slice(-OUTPUT_TAIL)
-        if (last.error !== null) break
+      const runs = perUrl
+        ? await runPerUrl(req.urls, req.options, async url => await runShell(renderTemplate(opts.command, req, url), { ...env, WEBKRAB_URL: url }, cwd, req.timeoutMs, url))
+        : [await runShell(renderTemplate(opts.command, req, null), env, cwd, req.timeoutMs, null)]
+      const worst = runs.find(r => r.error !== null) ?? runs.find(r => r.exitCode !== 0) ?? runs[runs.length - 1]
+      return {
+        ...readStepReport(req.stateDir, req.step),
+        error: worst.error,
+        exitCode: worst.exitCode,
+        timedOut: runs.some(r => r.timedOut),
+        output: outputOf(runs),
+        commands: runs
       }
-      return { ...readStepReport(req.stateDir, req.step), error: last.error, exitCode: last.exitCode, timedOut: last.timedOut, output }
     }
   }
 }

@@ -5,8 +5,8 @@ import { errors } from '../../common/errors.js'
 import { fromRoot } from '../../common/paths.js'
 import { parseDuration } from '../../common/units.js'
 import { formatPos, parseYamlSource, positionOf, schemaError } from '../yaml-source.js'
-import type { CrawlerAdapter, ExpectedFailure } from './adapter-types.js'
-import { commandAdapter } from './command-adapter.js'
+import type { Accepts, CrawlerAdapter, ExpectedFailure } from './adapter-types.js'
+import { acceptsOfTemplate, commandAdapter } from './command-adapter.js'
 import { referenceAdapter } from './reference-adapter.js'
 
 export const ADAPTER_SCHEMA_PATH = fromRoot('conformance', 'schema', 'adapter.schema.json')
@@ -17,6 +17,10 @@ let schema: object | undefined
 interface AdapterFile {
   name: string
   command: string
+  version?: string
+  install?: string
+  check?: string
+  accepts?: Partial<Accepts>
   timeout?: string
   skip?: Array<{ id: string, reason: string }>
   expected_failures?: Array<{ id: string, assertion?: string, reason: string }>
@@ -38,25 +42,38 @@ export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
   })
   const expectedFailures: ExpectedFailure[] = (raw.expected_failures ?? []).map(e => ({ id: e.id, assertion: e.assertion ?? null, reason: e.reason.trim() }))
   const timeoutMs = raw.timeout === undefined ? undefined : parseDuration(raw.timeout, `${file}: timeout`)
-  const base = raw.command.trim() === 'reference'
+  const reference = raw.command.trim() === 'reference'
+  const accepts = reference ? undefined : { ...acceptsOfTemplate(raw.command.trim()), ...raw.accepts }
+  const base = reference
     ? referenceAdapter()
-    : commandAdapter({ name: raw.name, command: raw.command.trim(), timeoutMs, cwd: dirname(resolve(file)), source: file })
-  return { ...base, name: raw.name, skip, expectedFailures, source: file, timeoutMs: timeoutMs ?? null }
+    : commandAdapter({ name: raw.name, command: raw.command.trim(), timeoutMs, cwd: dirname(resolve(file)), source: file, accepts })
+  return {
+    ...base,
+    name: raw.name,
+    skip,
+    expectedFailures,
+    source: file,
+    timeoutMs: timeoutMs ?? null,
+    ...(raw.version !== undefined ? { version: raw.version } : {}),
+    ...(raw.install !== undefined ? { install: raw.install } : {}),
+    ...(raw.check !== undefined ? { check: raw.check } : {})
+  }
 }
 
 /**
  * `--crawler`: `reference` (the default), `command: TEMPLATE`, or an adapter
  * file (`curl.yaml`; a bare name is also looked up in conformance/adapters/).
  */
-export function resolveCrawler (spec: string | undefined): CrawlerAdapter {
+export function resolveCrawler (spec: string | undefined, name?: string): CrawlerAdapter {
   const value = (spec ?? 'reference').trim()
-  if (value === 'reference') return referenceAdapter()
+  if (value === 'reference') return name === undefined ? referenceAdapter() : { ...referenceAdapter(), name }
   const m = /^command:\s*([\s\S]*)$/.exec(value)
-  if (m !== null) return commandAdapter({ command: m[1].trim(), source: '--crawler' })
+  if (m !== null) return commandAdapter({ command: m[1].trim(), source: '--crawler', ...(name !== undefined ? { name } : {}) })
   const candidates = [resolve(value), fromRoot('conformance', 'adapters', value), fromRoot('conformance', 'adapters', `${value}.yaml`)]
   const file = candidates.find(c => existsSync(c) && /\.ya?ml$/.test(c))
   if (file === undefined) {
     throw errors.WEBKRAB_ERR_BAD_ADAPTER(`--crawler "${value}": not "reference", not "command: TEMPLATE", and no adapter file by that name`)
   }
-  return parseAdapterFile(readFileSync(file, 'utf8'), file)
+  const adapter = parseAdapterFile(readFileSync(file, 'utf8'), file)
+  return name === undefined ? adapter : { ...adapter, name }
 }

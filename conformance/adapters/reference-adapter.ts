@@ -76,11 +76,13 @@ export function referenceAdapter (): CrawlerAdapter {
   return {
     name: 'reference',
     kind: 'reference',
-    describe: 'webkrab reference crawler (crawl() in-process)',
+    describe: 'crawl() in-process',
     skip: new Map(),
     expectedFailures: [],
     source: null,
     timeoutMs: null,
+    // every option and header is mapped; it reasons in the server's time (Date), so no clock needs moving
+    accepts: { options: 'all', headers: true, state: true, clock: 'native', reports: true },
     crawl: async (req) => {
       const crawl = await loadCrawl()
       const reportPath = join(req.stateDir, `report-${req.step}.json`)

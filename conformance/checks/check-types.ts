@@ -1,5 +1,6 @@
 import type { FetchReport } from '../../reports/report-types.js'
 import type { Step } from '../scenario-types.js'
+import type { CommandRun } from '../adapters/adapter-types.js'
 import type { Seen, SiteOrigin } from '../site-driver.js'
 
 export type CheckStatus = 'pass' | 'fail' | 'untested'
@@ -25,6 +26,11 @@ export interface StepRun {
   timedOut: boolean
   /** The last lines the crawler printed (command adapters). */
   output: string
+  /** Each run of the crawler's command in the step, with its command line, exit code and output tails. */
+  commands?: CommandRun[]
+  /** The step's crawl options (scope resolved to URLs) and request headers, for the failure's evidence. */
+  options?: Record<string, string | number | boolean | string[]>
+  headers?: Record<string, string>
 }
 
 /** Everything a check may look at. */
@@ -33,7 +39,7 @@ export interface GradeContext {
   steps: Step[]
   runs: StepRun[]
   origins: SiteOrigin[]
-  /** The crawler always writes a fetch report (the reference crawler); a missing one is then its failure. */
+  /** The crawler claims to write a fetch report each step (the reference crawler); a missing one is then its failure. */
   writesReports: boolean
 }
 

@@ -16,17 +16,17 @@ export interface Comparison {
 }
 
 /** Reads results.json files written by `webkrab conformance` (schema webkrab.conformance/v1). */
-export function loadResults (paths: string[]): SuiteResult[] {
+export function loadResults (paths: string[], flag = '--compare'): SuiteResult[] {
   return paths.map(p => {
     let value: unknown
     try {
       value = JSON.parse(readFileSync(p, 'utf8'))
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(p, { cause: err })
-      throw errors.WEBKRAB_ERR_BAD_FLAG(`--compare ${p}: not JSON: ${(err as Error).message}`, { cause: err })
+      throw errors.WEBKRAB_ERR_BAD_FLAG(`${flag} ${p}: not JSON: ${(err as Error).message}`, { cause: err })
     }
     if ((value as { schema?: unknown } | null)?.schema !== 'webkrab.conformance/v1') {
-      throw errors.WEBKRAB_ERR_BAD_FLAG(`--compare ${p}: not a conformance results file ("schema": "webkrab.conformance/v1")`)
+      throw errors.WEBKRAB_ERR_BAD_FLAG(`${flag} ${p}: not a conformance results file ("schema": "webkrab.conformance/v1")`)
     }
     return value as SuiteResult
   })
@@ -53,7 +53,7 @@ export function compareResults (results: SuiteResult[]): Comparison {
 }
 
 const SHORT: Record<Verdict, string> = {
-  pass: 'pass', fail: 'FAIL', 'optional-fail': 'opt-fail', 'setup-fail': 'setup', 'harness-fail': 'harness', 'dependency-fail': 'dep-fail', untested: '-'
+  pass: 'pass', fail: 'FAIL', 'optional-fail': 'opt-fail', 'crawler-error': 'crawler', 'setup-fail': 'setup', 'harness-fail': 'harness', 'dependency-fail': 'dep-fail', untested: '-'
 }
 
 function cellText (c: CompareCell | null): string {

@@ -8,12 +8,13 @@ import { version } from '../../common/version.js'
 import { isFailure, VERDICTS, type Verdict } from '../grade-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
 import type { ScenarioResult } from '../run-scenario.js'
-import { byConcern, failureDetails, verdictText, type FailureDetail } from './verdict-words.js'
+import { byConcern, failureDetails, SCORE_NAMES, scoreText, verdictText, type FailureDetail } from './verdict-words.js'
 
 const COLOR: Record<Verdict, string> = {
   pass: palette.green,
   fail: palette.red,
   'optional-fail': palette.amber,
+  'crawler-error': palette.orange,
   'setup-fail': palette.purple,
   'harness-fail': palette.orange,
   'dependency-fail': palette.grey,
@@ -26,7 +27,7 @@ const KNOWN_COLOR = palette.blue
 function tone (v: Verdict, known: boolean): Tone | undefined {
   if (known) return 'info'
   if (v === 'pass') return 'good'
-  if (v === 'fail' || v === 'setup-fail' || v === 'harness-fail') return 'bad'
+  if (v === 'fail' || v === 'setup-fail' || v === 'harness-fail' || v === 'crawler-error') return 'bad'
   if (v === 'optional-fail' || v === 'dependency-fail') return 'warn'
   return undefined
 }
@@ -46,6 +47,12 @@ function refsHtml (s: ScenarioResult, result: SuiteResult): string {
   return [...rules, ...others].join('<br>')
 }
 
+/** "RFC MUST", "WebKrab profile (should)". */
+function basisLabel (r: { basis?: string, level?: string }): string {
+  if (r.basis === undefined) return ''
+  return r.basis === 'profile' ? `WebKrab profile (${r.level ?? 'must'})` : `RFC ${r.basis.slice(4).toUpperCase()}`
+}
+
 /** Every rule the run's scenarios cite: its statement, the RFC sections it rests on, why, and how the scenarios citing it fared. */
 function rulesTable (result: SuiteResult): string {
   const index = result.rules ?? {}
@@ -63,14 +70,14 @@ function rulesTable (result: SuiteResult): string {
         r.concern,
         { html: `<code>${escapeHtml(id)}</code>`, sort: id },
         { html: `${escapeHtml(r.statement)}<div class="note">${escapeHtml(r.why)}</div>`, sort: r.statement },
-        { html: r.rfc.map(escapeHtml).join('<br>'), sort: r.rfc.join(' ') },
+        { html: `<div>${escapeHtml(basisLabel(r))}</div>` + r.rfc.map(escapeHtml).join('<br>') + (r.quote !== undefined ? `<div class="note">“${escapeHtml(r.quote)}”</div>` : '') + (r.versus_rfc !== undefined ? `<div class="note">${escapeHtml(r.versus_rfc)}</div>` : ''), sort: `${r.basis ?? ''} ${r.rfc.join(' ')}` },
         { html: verdict + `<div class="note">${citing.map(s => escapeHtml(s.id)).join('<br>')}</div>`, sort: failing.length * 1000 + citing.length, title: citing.map(s => `${s.id}: ${s.verdict}`).join('\n') }
       ]
     }
   })
   return dataTable({
     id: 'rules',
-    columns: [{ label: 'Concern' }, { label: 'Rule' }, { label: 'Statement and why', className: 'wide' }, { label: 'RFC', className: 'nowrap' }, { label: 'Scenarios' }],
+    columns: [{ label: 'Concern' }, { label: 'Rule' }, { label: 'Statement and why', className: 'wide' }, { label: 'Basis' }, { label: 'Scenarios' }],
     rows,
     search: 'Filter rules…',
     selects: [{ column: 0, label: 'Concern', options: [...new Set(ids.map(id => index[id].concern))].sort() }]
@@ -89,7 +96,13 @@ export function renderHtml (result: SuiteResult): string {
     { id: 'pass', label: 'Scenarios passed', value: `${t.byVerdict.pass} / ${t.scenarios}`, raw: t.byVerdict.pass },
     { id: 'optional', label: 'Optional failures', value: String(t.byVerdict['optional-fail']), raw: t.byVerdict['optional-fail'], tone: t.byVerdict['optional-fail'] > 0 ? 'warn' : undefined, detail: 'should/may, or optimal and check scenarios' },
     { id: 'known', label: 'Known failures', value: String(t.expectedFailures), raw: t.expectedFailures, detail: t.unexpectedPasses > 0 ? `${t.unexpectedPasses} unexpected passes` : 'listed in the adapter with reasons' },
-    { id: 'assertions', label: 'Assertions', value: `${t.assertions.pass} pass`, raw: t.assertions.pass, detail: `${t.assertions.fail} fail, ${t.assertions.untested} untested` }
+    { id: 'untested', label: 'Untested scenarios', value: String(t.byVerdict.untested), raw: t.byVerdict.untested, tone: t.byVerdict.untested > 0 ? 'warn' : undefined, detail: 'nothing could be graded: no report, an option not told, a clock that cannot move' },
+    { id: 'assertions', label: 'Assertions', value: `${t.assertions.pass} pass`, raw: t.assertions.pass, detail: `${t.assertions.fail} fail, ${t.assertions.untested} untested` },
+    ...(t.scores === undefined ? [] : (['rfc', 'profile', 'reporting'] as const).map(k => {
+      const sc = t.scores[k]
+      const graded = sc.pass + sc.fail
+      return { id: `score-${k}`, label: SCORE_NAMES[k], value: graded === 0 ? 'untested' : `${sc.pass} / ${graded}`, raw: sc.pass, tone: sc.fail - sc.expected > 0 ? 'bad' as const : graded > 0 ? 'good' as const : undefined, detail: scoreText(sc) }
+    }))
   ])
   const groups = byConcern(result.scenarios)
   // a failure the adapter lists as known is its own segment: it does not fail the run, so it is not drawn as one

@@ -32,7 +32,7 @@ function testcase (s: ScenarioResult, rules: RuleIndex | undefined): string {
     inner = `      <system-out>${escapeXml(`${s.verdict} (${s.kind}, does not fail the run):\n${body}`)}</system-out>`
   } else if (s.verdict === 'fail' || s.verdict === 'dependency-fail') {
     inner = `      <failure message="${escapeXml(failureMessage(s, rules))}" type="${s.verdict}">${escapeXml(body)}</failure>`
-  } else if (s.verdict === 'setup-fail' || s.verdict === 'harness-fail') {
+  } else if (s.verdict === 'setup-fail' || s.verdict === 'harness-fail' || s.verdict === 'crawler-error') {
     inner = `      <error message="${escapeXml(s.message)}" type="${s.verdict}">${escapeXml(body)}</error>`
   }
   return [head, props, inner, '    </testcase>'].filter(l => l !== '').join('\n')
@@ -42,7 +42,7 @@ function isFailure (s: ScenarioResult): boolean {
   return s.expected === null && s.kind === 'required' && (s.verdict === 'fail' || s.verdict === 'dependency-fail')
 }
 function isError (s: ScenarioResult): boolean {
-  return s.expected === null && s.kind === 'required' && (s.verdict === 'setup-fail' || s.verdict === 'harness-fail')
+  return s.expected === null && s.kind === 'required' && (s.verdict === 'setup-fail' || s.verdict === 'harness-fail' || s.verdict === 'crawler-error')
 }
 function isSkipped (s: ScenarioResult): boolean {
   return s.verdict === 'untested' || s.expected !== null

@@ -2,7 +2,7 @@ import { stringify } from 'yaml'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
 import type { RuleIndex } from '../rules.js'
-import { failureLines, ruleText } from './verdict-words.js'
+import { failureLines, ruleText, SCORE_NAMES, scoreText } from './verdict-words.js'
 
 /** A TAP description may not contain `#` unescaped (it starts a directive). */
 function escapeDescription (text: string): string {
@@ -63,5 +63,6 @@ export function renderTap (result: SuiteResult): string {
   })
   const t = result.totals
   out.push(`# scenarios ${t.scenarios}, pass ${t.byVerdict.pass}, required failures ${t.requiredFailures}, known failures ${t.expectedFailures}`)
+  if (t.scores !== undefined) for (const k of ['rfc', 'profile', 'reporting'] as const) out.push(`# ${SCORE_NAMES[k]}: ${scoreText(t.scores[k])}`)
   return out.join('\n') + '\n'
 }

@@ -1,5 +1,5 @@
-import type { Verdict } from '../grade-scenario.js'
-import type { AssertionResult } from '../grade-scenario.js'
+import { basisWords, type AssertionResult, type Verdict } from '../grade-scenario.js'
+import type { ScoreTotals, SuiteTotals } from '../run-suite.js'
 import type { RuleIndex } from '../rules.js'
 import type { ScenarioResult } from '../run-scenario.js'
 
@@ -8,6 +8,7 @@ export const VERDICT_LABEL: Record<Verdict, string> = {
   pass: 'pass',
   fail: 'FAIL',
   'optional-fail': 'optional-fail',
+  'crawler-error': 'crawler-error',
   'setup-fail': 'setup-fail',
   'harness-fail': 'harness-fail',
   'dependency-fail': 'dependency-fail',
@@ -37,11 +38,46 @@ export interface FailureDetail {
   rule?: string
 }
 
-/** `rule <id>: <statement>`; the id alone when the results carry no statement (results written by an older WebKrab). */
+/**
+ * `rule <id>: <statement>`, with the RFC's own sentence for an RFC rule; the id
+ * alone when the results carry no statement (results written by an older WebKrab).
+ */
 export function ruleText (id: string, rules: RuleIndex | undefined): string {
   const r = rules?.[id]
-  return r === undefined ? `rule ${id}` : `rule ${id}: ${r.statement}`
+  if (r === undefined) return `rule ${id}`
+  const quote = r.quote !== undefined && r.rfc.length > 0 ? ` (${r.rfc[0]}: "${r.quote}")` : ''
+  const versus = r.versus_rfc !== undefined ? ` (WebKrab profile: ${r.versus_rfc})` : ''
+  return `rule ${id}: ${r.statement}${quote}${versus}`
 }
+
+/** The three scores, by name, in the order scorecards print them. */
+export const SCORE_NAMES: Record<keyof SuiteTotals['scores'], string> = {
+  rfc: 'RFC conformance',
+  profile: 'WebKrab profile',
+  reporting: 'Reporting'
+}
+
+/** "MUST 40/42, SHOULD 10/12, MAY 2/2; 5 untested": passed of graded, per level. */
+export function scoreText (s: ScoreTotals | undefined): string {
+  if (s === undefined) return 'not recorded'
+  const levels = (['must', 'should', 'may'] as const)
+    .filter(l => s.byLevel[l].pass + s.byLevel[l].fail > 0)
+    .map(l => `${l.toUpperCase()} ${s.byLevel[l].pass}/${s.byLevel[l].pass + s.byLevel[l].fail}`)
+  const graded = levels.length > 0 ? levels.join(', ') : 'nothing graded'
+  const extra = [s.expected > 0 ? `${s.expected} known failure${s.expected === 1 ? '' : 's'}` : '', s.untested > 0 ? `${s.untested} untested` : ''].filter(x => x !== '')
+  return extra.length > 0 ? `${graded}; ${extra.join(', ')}` : graded
+}
+
+/** What a scorecard's marks and levels mean, said once. */
+export const LEGEND = [
+  'pass: every assertion that decides the scenario passed',
+  'FAIL: an RFC MUST, or a WebKrab profile MUST (politeness and safety), failed',
+  'optional-fail: a SHOULD or MAY failed (or any failure in an optional scenario)',
+  'crawler-error: the crawler could not run (a usage error, an exit before its first request, nothing sent)',
+  'setup-fail / harness-fail: a precondition or the fixture site failed, or grading did: not the crawler\'s fault',
+  'dependency-fail: a scenario it builds on failed',
+  'untested: nothing could be graded (no report, an option the crawler was not told, a clock that cannot move)'
+]
 
 /**
  * What went wrong in a scenario, in reading order: each failed assertion with
@@ -55,7 +91,7 @@ export function failureDetails (s: ScenarioResult, rules?: RuleIndex): FailureDe
   const out: FailureDetail[] = []
   const shown = new Set<string>()
   for (const a of failed) {
-    out.push({ kind: 'failure', text: `${a.id} [${a.level}]: ${a.message}${a.expected !== null ? ` (known: ${a.expected})` : ''}` })
+    out.push({ kind: 'failure', text: `${a.id} [${a.basis === undefined ? a.level : basisWords(a)}]: ${a.message}${a.expected !== null ? ` (known: ${a.expected})` : ''}` })
     const cited = assertionRules(a)
     // an assertion that cites only an RFC section is still about the rule its scenario checks first
     if (cited.length === 0) out.push({ kind: 'reason', text: `reason: ${a.reason}` })
@@ -65,7 +101,27 @@ export function failureDetails (s: ScenarioResult, rules?: RuleIndex): FailureDe
       out.push({ kind: 'rule', text: ruleText(id, rules), rule: id })
     }
   }
-  return [...out, ...s.notes.map(n => ({ kind: 'note' as const, text: `note: ${n}` }))]
+  return [...out, ...s.notes.map(n => ({ kind: 'note' as const, text: `note: ${n}` })), ...stepEvidence(s)]
+}
+
+/**
+ * What each crawl step handed the crawler and what it ran: the step's options
+ * and headers, and for a command the command line, exit code and the tail of
+ * what it printed. A failure is read beside what the crawler was told.
+ */
+export function stepEvidence (s: ScenarioResult): FailureDetail[] {
+  const out: FailureDetail[] = []
+  for (const st of s.steps ?? []) {
+    if (st.type !== 'crawl') continue
+    const opts = st.options !== undefined && Object.keys(st.options).length > 0 ? Object.entries(st.options).map(([k, v]) => `--${k} ${Array.isArray(v) ? v.join(' ') : String(v)}`).join(' ') : 'none'
+    const hdrs = st.headers !== undefined && Object.keys(st.headers).length > 0 ? Object.entries(st.headers).map(([k, v]) => `${k}: ${v}`).join(', ') : 'none'
+    out.push({ kind: 'note', text: `step ${st.n}: options ${opts}; headers ${hdrs}` })
+    for (const c of (st.commands ?? []).slice(0, 3)) {
+      const tail = (c.stderr + c.stdout).trim().split('\n').slice(-2).join(' | ').slice(0, 200)
+      out.push({ kind: 'note', text: `  ran: ${c.command.slice(0, 300)} -> ${c.error ?? `exit ${String(c.exitCode)}`}${tail !== '' ? `; printed: ${tail}` : ''}` })
+    }
+  }
+  return out
 }
 
 /** The failed assertions of a scenario, with their messages, one per line; the rules and reasons behind them indented beneath. */

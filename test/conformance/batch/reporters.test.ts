@@ -27,8 +27,8 @@ function scenario (id: string, concern: string, verdict: Verdict, extra: Partial
     id, name: `The rule of ${id}.`, kind: 'required', concern, file: `scenarios/${concern}/${id}.yaml`, refs: ['RFC 9110 §13.1.2', `WebKrab rule ${RULE}`], rules: [RULE], dependsOn: [],
     verdict, message: failed ? 'etag: request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>' : `${verdict} message`,
     assertions: failed
-      ? [{ id: 'etag', type: 'echo', level: verdict === 'fail' ? 'must' : 'should', reason: `WebKrab rule ${RULE}: the stored tag goes back`, rules: [RULE], status: 'fail', message: 'request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>', expected: null }]
-      : [{ id: 'ok', type: 'requests', level: 'must', reason: 'RFC 9110 §9.3.1: r', rules: [], status: verdict === 'untested' ? 'untested' : 'pass', message: 'fine', expected: null }],
+      ? [{ id: 'etag', type: 'echo', basis: 'rfc-must', score: 'rfc', level: verdict === 'fail' ? 'must' : 'should', reason: `WebKrab rule ${RULE}: the stored tag goes back`, rules: [RULE], status: 'fail', message: 'request 2 carried no If-None-Match; response 1 (200) had ETag "a1" <&>', expected: null }]
+      : [{ id: 'ok', type: 'requests', basis: 'profile', score: 'profile', level: 'must', reason: 'RFC 9110 §9.3.1: r', rules: [], status: verdict === 'untested' ? 'untested' : 'pass', message: 'fine', expected: null }],
     steps: [], notes: [], requests: 2, bytes: 1500, durationMs: 120, expected: null, unexpectedPass: false, ...extra
   }
 }

@@ -19,6 +19,7 @@ function probe (): { adapter: CrawlerAdapter, saw: Saw[] } {
   const etags = new Map<string, string>()
   const adapter: CrawlerAdapter = {
     name: 'probe', kind: 'command', describe: 'fetch() with If-None-Match', skip: new Map(), expectedFailures: [], timeoutMs: null, source: null,
+    accepts: { options: 'all', headers: true, state: true, clock: 'native', reports: false },
     crawl: async (req) => {
       for (const url of req.urls) {
         const stored = etags.get(url)

@@ -11,10 +11,10 @@ import { runScenario, type ScenarioResult } from '../../../conformance/run-scena
 import { applyExpectations, runSuite, totalsOf } from '../../../conformance/run-suite.js'
 
 const result = (status: AssertionResult['status'], level: AssertionResult['level'] = 'must', id = 'a'): AssertionResult =>
-  ({ id, type: 'requests', level, reason: 'RFC 9110 §13: why', rules: [], status, message: `${id} ${status}`, expected: null })
+  ({ id, type: 'requests', level, basis: 'profile', score: 'profile', reason: 'RFC 9110 §13: why', rules: [], status, message: `${id} ${status}`, expected: null })
 
 t.test('a failed must-level assertion of a required scenario is a fail', async t => {
-  t.same(verdictOf('required', [result('pass', 'must', 'x'), result('fail', 'must', 'y')]), { verdict: 'fail', message: 'y: y fail' })
+  t.same(verdictOf('required', [result('pass', 'must', 'x'), result('fail', 'must', 'y')]), { verdict: 'fail', message: 'y (WebKrab profile, must): y fail' })
 })
 
 t.test('a failed should or may assertion is an optional-fail, as is any failure in an optimal or check scenario', async t => {

@@ -1,0 +1,28 @@
+import { accepted, type CrawlerAdapter } from './adapters/adapter-types.js'
+import type { Scenario } from './scenario-types.js'
+
+/**
+ * Warnings for a crawler that is not handed what some scenarios need: one line
+ * per missing option (or the request headers) naming the scenarios whose
+ * assertions will be untested for it. A `command:` template without {options}
+ * or {headers} hears of it before the run, not only in the scorecard.
+ */
+export function untoldWarnings (adapter: CrawlerAdapter, scenarios: Scenario[]): string[] {
+  const missing = new Map<string, Set<string>>()
+  for (const s of scenarios) {
+    for (const a of s.assertions) {
+      for (const need of a.needs) {
+        if (accepted(adapter.accepts, need)) continue
+        missing.set(need, (missing.get(need) ?? new Set()).add(s.id))
+      }
+    }
+  }
+  const hint = adapter.kind === 'command' && adapter.source === '--crawler'
+    ? ' (add {options} and {headers} to the template, or describe what the crawler takes in an adapter file\'s accepts:)'
+    : ''
+  return [...missing.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([need, ids]) => {
+    const list = [...ids].sort()
+    const what = need === 'headers' ? 'the request headers' : `--${need}`
+    return `${adapter.name} is not told ${what}${hint}: ${list.length} scenario${list.length === 1 ? '' : 's'} will be untested where they need it: ${list.slice(0, 6).join(', ')}${list.length > 6 ? `, and ${list.length - 6} more` : ''}`
+  })
+}
