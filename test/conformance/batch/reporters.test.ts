@@ -105,7 +105,7 @@ t.test('JUnit XML is well-formed with a testsuite per concern and a testcase per
   t.equal(b?.attrs.classname, 'conformance.caching')
   const failure = b?.children.find(c => c.name === 'failure')
   t.match(failure?.attrs.message, /carried no If-None-Match; response 1 \(200\) had ETag "a1" <&>/, 'escaped text reads back exactly')
-  t.match(failure?.text, /etag \[must\]: request 2 carried no If-None-Match/)
+  t.match(failure?.text, /etag \[RFC MUST\]: request 2 carried no If-None-Match/)
   t.ok(cases.find(c => c.attrs.name === 'validators-b')?.children.some(c => c.name === 'error'))
   t.match(cases.find(c => c.attrs.name === 'validators-d')?.children.find(c => c.name === 'skipped')?.attrs.message, /^known failure: curl keeps no Last-Modified/)
   t.match(cases.find(c => c.attrs.name === 'caching-c')?.children.find(c => c.name === 'system-out')?.text, /^optional-fail/)
@@ -128,7 +128,7 @@ t.test('the console scorecard groups by concern and says how the run ended', asy
   const plain = renderConsole(suite, { color: false })
   t.notMatch(plain, /\x1b\[/, 'no escape codes when colour is off')
   t.match(plain, /\ncaching {2}1\/3 pass\n/)
-  t.match(plain, /✘ caching-b FAIL\n {6}etag \[must\]: request 2 carried no If-None-Match/)
+  t.match(plain, /✘ caching-b FAIL\n {6}etag \[RFC MUST\]: request 2 carried no If-None-Match/)
   t.match(plain, /validators-d FAIL \(known failure\)\n[\s\S]*known: curl keeps no Last-Modified/)
   t.match(plain, /Scenarios: 2 pass, 2 fail, 1 optional-fail, 1 setup-fail, 1 dependency-fail, 1 untested \(of 8\)/)
   t.match(plain, /3 required scenarios failed\./)
@@ -214,7 +214,7 @@ t.test('--compare refuses a file that is not a results file, as bad input', asyn
 
 t.test('a failure names the WebKrab rule it broke with the rule\'s statement, in every format', async t => {
   const plain = renderConsole(suite, { color: false })
-  t.match(plain, /✘ caching-b FAIL\n {6}etag \[must\]: request 2 carried no If-None-Match[^\n]*\n {8}rule conditional-sends-stored-validator: A stored validator goes back exactly as the server sent it\.\n/)
+  t.match(plain, /✘ caching-b FAIL\n {6}etag \[RFC MUST\]: request 2 carried no If-None-Match[^\n]*\n {8}rule conditional-sends-stored-validator: A stored validator goes back exactly as the server sent it\.\n/)
 
   const junit = readXml(renderJunit(suite))
   const failure = findAll(junit, 'testcase').find(c => c.attrs.name === 'caching-b')?.children.find(c => c.name === 'failure')
@@ -238,7 +238,7 @@ t.test('an assertion that cites no rule shows its reason under the failure, and 
   const noRule = scenario('caching-z', 'caching', 'fail')
   noRule.assertions = noRule.assertions.map(a => ({ ...a, reason: 'RFC 9110 §13.1.2: the tag goes back.', rules: [] }))
   const one: SuiteResult = { ...suite, scenarios: [noRule], totals: totalsOf([noRule]) }
-  t.match(renderConsole(one, { color: false }), /etag \[must\]: request 2[^\n]*\n {8}reason: RFC 9110 §13\.1\.2: the tag goes back\.\n {8}rule conditional-sends-stored-validator: A stored validator/,
+  t.match(renderConsole(one, { color: false }), /etag \[RFC MUST\]: request 2[^\n]*\n {8}reason: RFC 9110 §13\.1\.2: the tag goes back\.\n {8}rule conditional-sends-stored-validator: A stored validator/,
     'then the rule the scenario cites first')
 })
 
@@ -250,11 +250,15 @@ t.test('the verbose scorecard gives every scenario its normative name and the st
 })
 
 t.test('results written before rules had ids still render, with ids and without statements', async t => {
-  const bare = JSON.parse(JSON.stringify(suite)) as { rules?: unknown, scenarios: Array<{ rules?: unknown, assertions: Array<{ rules?: unknown }> }> }
+  const bare = JSON.parse(JSON.stringify(suite)) as { rules?: unknown, scenarios: Array<{ rules?: unknown, assertions: Array<{ rules?: unknown, basis?: unknown, score?: unknown }> }> }
   delete bare.rules
   for (const s of bare.scenarios) {
     delete s.rules
-    for (const a of s.assertions) delete a.rules
+    for (const a of s.assertions) {
+      delete a.rules
+      delete a.basis
+      delete a.score
+    }
   }
   const old = bare as unknown as SuiteResult
   t.doesNotThrow(() => renderHtml(old))

@@ -120,6 +120,8 @@ t.test('runSuite', async t => {
   const root = await parseScenario(scenario('validators-root', ''), join(dir, 'validators', 'validators-root.yaml'))
   const child = await parseScenario(scenario('validators-child', 'depends_on: [validators-root]'), join(dir, 'validators', 'validators-child.yaml'))
   const crawler = commandAdapter({ command: 'curl --silent --output /dev/null {url}' })
+  // asks twice where the scenario wants one request: a real failure, not a crawler that could not run
+  const twice = commandAdapter({ command: 'curl --silent --output /dev/null {url} {url}' })
   const silent = commandAdapter({ command: 'true {urls}' })
 
   t.test('runs a dependent after its dependency and passes both when both pass', async t => {
@@ -130,14 +132,30 @@ t.test('runSuite', async t => {
 
   t.test('does not run a scenario whose dependency failed: it is a dependency-fail, and the run fails', async t => {
     const state = mkdtempSync(join(tmpdir(), 'webkrab-state-'))
-    const r = await runSuite([root, child], silent, { jobs: 2, stateDir: state })
+    const r = await runSuite([root, child], twice, { jobs: 2, stateDir: state })
     const byId = Object.fromEntries(r.scenarios.map(s => [s.id, s]))
     t.equal(byId['validators-root'].verdict, 'fail')
     t.equal(byId['validators-child'].verdict, 'dependency-fail')
-    t.match(byId['validators-child'].message, /^depends on validators-root, which ended fail: once: expected exactly 1 request/)
+    t.match(byId['validators-child'].message, /^depends on validators-root, which ended fail: once \(WebKrab profile, must\): expected exactly 1 request/)
+    t.same(byId['validators-child'].assertions.map(a => [a.id, a.status]), [['once', 'untested']], 'the dependent\'s assertions are counted, as not run')
     t.same(readdirSync(state), ['validators-root'], 'the dependent never got a state directory: it did not run')
     t.equal(r.exitCode, 1)
     t.equal(r.totals.requiredFailures, 2)
+  })
+
+  t.test('a crawler that exits 0 having sent nothing is a crawler-error, not a fail or a pass', async t => {
+    const r = await runScenario(root, silent, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
+    t.equal(r.verdict, 'crawler-error')
+    t.match(r.message, /step 1: the crawler exited 0 having sent no request, though the step's URLs had never been fetched; it ran: true http/)
+  })
+
+  t.test('a crawler that prints a usage error and exits 2 before any request is a crawler-error that quotes it', async t => {
+    const bad = commandAdapter({ command: 'echo "curl: option --no-such-flag: is unknown" >&2; echo "curl: try \'curl --help\' for more information; usage: curl [options...] <url>" >&2; exit 2; : {urls}' })
+    const r = await runScenario(root, bad, mkdtempSync(join(tmpdir(), 'webkrab-state-')))
+    t.equal(r.verdict, 'crawler-error')
+    t.match(r.message, /exited 2 before its first request/)
+    t.match(r.message, /it printed: .*usage: curl/)
+    t.equal(r.assertions.find(a => a.id === 'once')?.status, 'fail', 'the assertions are still shown as graded')
   })
 
   t.test('a scenario the adapter skips is untested with the reason, and costs nothing', async t => {

@@ -3,9 +3,10 @@
 # arguments (one per line) and the WEBKRAB_* environment, in
 # $WEBKRAB_STATE_DIR/run-<n>/, then fetches its URLs with curl.
 # Usage: sh record-env.sh ARGS...
-n=$(ls -d "$WEBKRAB_STATE_DIR"/run-* 2>/dev/null | wc -l)
-dir="$WEBKRAB_STATE_DIR/run-$((n + 1))"
-mkdir -p "$dir"
+# per-URL runs go at once: take the first free run-<n> with mkdir, which only one run can win
+n=1
+while ! mkdir "$WEBKRAB_STATE_DIR/run-$n" 2>/dev/null; do n=$((n + 1)); done
+dir="$WEBKRAB_STATE_DIR/run-$n"
 for arg in "$@"; do printf '%s\n' "$arg"; done > "$dir/args"
 env | grep '^WEBKRAB_' | sort > "$dir/env"
 printf '%b' "$WEBKRAB_HEADER_LINES" > "$dir/headers"
