@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
@@ -42,6 +42,24 @@ export interface ConformanceOptions {
   shard?: string
   /** results.json files of shards to join into one result, instead of running anything. */
   merge?: string[]
+  /** Scenarios may name hosts other than their own sites (absolute URLs). */
+  allowExternalUrls?: boolean
+}
+
+/**
+ * Checks, before any scenario runs, that a folder the run will write to can be
+ * written: made if missing, and a file created and removed in it. An --out that
+ * cannot be written is found now, not after the whole run.
+ */
+export function checkWritableFolder (dir: string, flag: string): void {
+  try {
+    mkdirSync(dir, { recursive: true })
+    const probe = join(dir, `.webkrab-write-check-${process.pid}`)
+    writeFileSync(probe, '')
+    rmSync(probe, { force: true })
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`${flag} ${dir}: cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
+  }
 }
 
 /** Renders the results in one of the stdout formats. */
@@ -100,23 +118,39 @@ export async function runConformance (options: ConformanceOptions, io: Conforman
   if (!PROFILE_MODES.includes(profile)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--profile must be one of ${PROFILE_MODES.join(', ')}, not "${String(profile)}"`)
   const shard = options.shard === undefined ? null : parseShard(options.shard)
   if (options.name !== undefined && options.name.trim() === '') throw errors.WEBKRAB_ERR_BAD_FLAG('--name must not be empty')
+  if (options.out !== undefined) checkWritableFolder(resolve(options.out), '--out')
+  if (options.state !== undefined) checkWritableFolder(resolve(options.state), '--state')
   const adapter = resolveCrawler(options.crawler, options.name?.trim())
-  const all = await loadScenarios(options.scenarios !== undefined && options.scenarios.length > 0 ? options.scenarios : [SCENARIOS_DIR])
+  const all = await loadScenarios(options.scenarios !== undefined && options.scenarios.length > 0 ? options.scenarios : [SCENARIOS_DIR], { allowExternal: options.allowExternalUrls === true })
   const scenarios = shard === null ? all : shardOf(all, shard)
   for (const line of untoldWarnings(adapter, scenarios)) io.stderr.write(`webkrab conformance: ${line}\n`)
   const progress = suiteProgress(io.stderr, scenarios.length, { quiet: options.quiet === true, env: io.env })
   let result: SuiteResult
+  // SIGINT or SIGTERM: say what was done, let runSuite's clean-up remove its temporary folders, and exit 130/143
+  const finished: string[] = []
+  const abort = new AbortController()
+  const onSignal = (signal: NodeJS.Signals): void => {
+    io.stderr.write(`\nwebkrab conformance: ${signal}: stopping after ${finished.length} of ${scenarios.length} scenarios (${finished.slice(-3).join(', ')}${finished.length > 3 ? ', …' : ''}); temporary folders are removed\n`)
+    abort.abort(signal)
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
   try {
     result = await runSuite(scenarios, adapter, {
+      signal: abort.signal,
       profile,
       jobs,
       ...(options.state !== undefined ? { stateDir: resolve(options.state) } : {}),
+      ...(options.out !== undefined ? { keepReports: join(resolve(options.out), 'invalid-reports') } : {}),
       onStart: s => { progress.start(s.id) },
-      onResult: (r, done) => { progress.finish(r, done) }
+      onResult: (r, done) => { finished.push(`${r.id} ${r.verdict}`); progress.finish(r, done) }
     })
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     progress.end()
   }
+  if (abort.signal.aborted) return abort.signal.reason === 'SIGTERM' ? 143 : 130
   if (shard !== null) result = { ...result, shard }
   return emit(result, options, io)
 }
@@ -154,7 +188,11 @@ export function registerConformance (program: Command): void {
     .option('--name <name>', 'the crawler\'s name on the scorecard (for a command: crawler)')
     .option('--shard <i/n>', 'run only the i-th of n deterministic shares of the scenarios (for a CI matrix; join the results with --merge)')
     .option('--merge <results...>', 'run nothing: join the results.json files of shards into one result and scorecard')
+    .option('--allow-external-urls', 'let scenarios name hosts other than their own fixture sites (absolute URLs); off by default, since a scenario is someone else\'s file')
     .action(async (opts: ConformanceOptions) => {
-      process.exitCode = await runConformance(opts)
+      const code = await runConformance(opts)
+      // stopped by a signal: scenarios still running are abandoned (their crawlers are killed at exit)
+      if (code === 130 || code === 143) process.exit(code)
+      process.exitCode = code
     })
 }

@@ -1,5 +1,5 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { basename, dirname, extname, join, resolve } from 'node:path'
+import { lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
@@ -7,6 +7,7 @@ import { parseDuration } from '../common/units.js'
 import {
   ASSERTION_TYPES, REPORT_ASSERTIONS, levelOfBasis, type Assertion, type AssertionType, type Basis, type Level, type Scenario, type Score, type Step, type StepType
 } from './scenario-types.js'
+import { linearRegExpProblem } from '../common/linear-regex.js'
 import { formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from './yaml-source.js'
 import { citedRules, loadRules } from './rules.js'
 import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
@@ -27,41 +28,74 @@ function scenarioValidator (): ValidateFunction {
   return validate
 }
 
-/** Scenario files under the given files and folders (`.yaml`/`.yml`, recursively), sorted. */
+/** At most this many scenario files are read from the paths given. */
+export const MAX_SCENARIO_FILES = 10_000
+/** A scenario file larger than this is refused before it is parsed. */
+export const MAX_SCENARIO_BYTES = 1024 * 1024
+
+/**
+ * Scenario files under the given files and folders (`.yaml`/`.yml`, recursively),
+ * sorted. A symlink that leads nowhere, a folder that leads back into itself, or
+ * anything that is not a regular file (a FIFO would block the read for ever) is
+ * refused with one line naming it.
+ */
 export function findScenarioFiles (paths: string[]): string[] {
   const out = new Set<string>()
-  const walk = (p: string): void => {
+  const folders = new Set<string>()
+  const walk = (p: string, named: boolean): void => {
     let st
     try {
       st = statSync(p)
     } catch (err) {
+      const dangling = (() => { try { return lstatSync(p).isSymbolicLink() } catch { return false } })()
+      if (dangling) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${p}: a symbolic link to nothing (${readlinkSafe(p)})`, { cause: err })
       throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`scenario path ${p}`, { cause: err })
     }
     if (st.isDirectory()) {
+      const real = realpathSync(p)
+      if (folders.has(real)) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${p}: a symbolic link loop (it leads back to ${real}, already read)`)
+      folders.add(real)
       for (const name of readdirSync(p).sort()) {
         const child = join(p, name)
         // site files (*.site.yaml) live beside the scenarios that name them
-        if (statSync(child).isDirectory() || (/\.ya?ml$/.test(name) && !/\.site\.ya?ml$/.test(name))) walk(child)
+        let isDir = false
+        try { isDir = statSync(child).isDirectory() } catch {}
+        if (isDir || (/\.ya?ml$/.test(name) && !/\.site\.ya?ml$/.test(name))) walk(child, false)
       }
+    } else if (!st.isFile()) {
+      throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${p}: not a regular file (scenarios are read from regular files only)`)
     } else {
+      if (named && !/\.ya?ml$/.test(p)) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${p}: a scenario file is YAML (*.yaml or *.yml)`)
+      if (st.size > MAX_SCENARIO_BYTES) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${p}: ${st.size} bytes; a scenario file is at most ${MAX_SCENARIO_BYTES} bytes`)
       out.add(resolve(p))
+      if (out.size > MAX_SCENARIO_FILES) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`more than ${MAX_SCENARIO_FILES} scenario files under ${paths.join(', ')}`)
     }
   }
-  for (const p of paths) walk(p)
+  for (const p of paths) walk(p, true)
   return [...out].sort()
+}
+
+function readlinkSafe (p: string): string {
+  try { return `it points to ${readlinkSync(p)}` } catch { return 'unreadable' }
+}
+
+/** How scenarios are taken in. */
+export interface LoadOptions {
+  /** Absolute http(s) URLs to hosts other than the scenario's own sites are allowed (the operator's choice). */
+  allowExternal?: boolean
 }
 
 /**
  * Loads every scenario under `paths`, checks ids are unique and that
  * `depends_on` has no cycle. Any problem throws a WebkrabError that exits 2.
  */
-export async function loadScenarios (paths: string[]): Promise<Scenario[]> {
+export async function loadScenarios (paths: string[], options: LoadOptions = {}): Promise<Scenario[]> {
   const files = findScenarioFiles(paths)
   if (files.length === 0) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`no scenario files (*.yaml) under ${paths.join(', ')}`)
   const scenarios: Scenario[] = []
   const byId = new Map<string, Scenario>()
   for (const file of files) {
-    const s = await loadScenarioFile(file)
+    const s = await loadScenarioFile(file, options)
     const prior = byId.get(s.id)
     if (prior !== undefined) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(s.pos)}: id "${s.id}" is already used by ${prior.file}`)
     byId.set(s.id, s)
@@ -89,18 +123,26 @@ function checkCycles (scenarios: Scenario[], byId: Map<string, Scenario>): void 
 }
 
 /** Reads, parses and checks one scenario file. */
-export async function loadScenarioFile (file: string): Promise<Scenario> {
+export async function loadScenarioFile (file: string, options: LoadOptions = {}): Promise<Scenario> {
   let text: string
+  let st
+  try {
+    st = statSync(file)
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(file, { cause: err })
+  }
+  if (!st.isFile()) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${file}: not a regular file`)
+  if (st.size > MAX_SCENARIO_BYTES) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${file}: ${st.size} bytes; a scenario file is at most ${MAX_SCENARIO_BYTES} bytes`)
   try {
     text = readFileSync(file, 'utf8')
   } catch (err) {
     throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(file, { cause: err })
   }
-  return await parseScenario(text, file)
+  return await parseScenario(text, file, options)
 }
 
 /** Parses scenario text; `file` names it in messages and anchors relative `site:` files. */
-export async function parseScenario (text: string, file: string): Promise<Scenario> {
+export async function parseScenario (text: string, file: string, options: LoadOptions = {}): Promise<Scenario> {
   const src = parseYamlSource(text, file)
   const check = scenarioValidator()
   if (!check(src.value)) throw schemaError(src, check.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO, schema)
@@ -128,11 +170,26 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
     const m = /^([a-z][a-z0-9-]*):\//.exec(url)
     if (m !== null && m[1] !== 'http' && m[1] !== 'https') checkOrigin(m[1], path)
   }
+  // A scenario reaches only its own sites: an absolute URL names another host, which the operator must allow.
+  const checkExternal = (url: string, path: Array<string | number>): void => {
+    if (!/^https?:\/\//i.test(url) || options.allowExternal === true) return
+    throw bad(path, `${url} is outside the scenario's own sites; a scenario may only name its origins (/path or origin:/path) unless the operator allows other hosts (--allow-external-urls)`)
+  }
   steps.forEach((step, i) => {
     if (step.type === 'crawl' && 'crawl' in step) {
-      step.crawl.urls.forEach((u, j) => checkUrl(u, ['steps', i, 'crawl', 'urls', j]))
-      step.crawl.options?.scope?.forEach((o, j) => { if (!/^https?:\/\//.test(o)) checkOrigin(o, ['steps', i, 'crawl', 'options', 'scope', j]) })
+      step.crawl.urls.forEach((u, j) => { checkUrl(u, ['steps', i, 'crawl', 'urls', j]); checkExternal(u, ['steps', i, 'crawl', 'urls', j]) })
+      step.crawl.options?.scope?.forEach((o, j) => {
+        if (!/^https?:\/\//.test(o)) checkOrigin(o, ['steps', i, 'crawl', 'options', 'scope', j])
+        else checkExternal(o, ['steps', i, 'crawl', 'options', 'scope', j])
+      })
+      checkHeaders(step.crawl.headers, ['steps', i, 'crawl', 'headers'], bad)
+      if (step.crawl.timeout !== undefined) boundedDuration(step.crawl.timeout, MAX_STEP_TIMEOUT, ['steps', i, 'crawl', 'timeout'], bad)
+      for (const [k, v] of Object.entries(step.crawl.options ?? {})) {
+        if (/-(duration|timeout|delay)$/.test(k) && typeof v === 'string') boundedDuration(v, MAX_OPTION_DURATION, ['steps', i, 'crawl', 'options', k], bad)
+      }
     }
+    if (step.type === 'wait' && 'wait' in step) boundedDuration(step.wait, MAX_WAIT, ['steps', i, 'wait'], bad)
+    if (step.type === 'advance' && 'advance' in step) boundedDuration(step.advance, MAX_ADVANCE, ['steps', i, 'advance'], bad)
     if (step.type === 'change' && 'change' in step) checkOrigin(step.change.origin, ['steps', i, 'change', 'origin'])
   })
 
@@ -188,6 +245,45 @@ export async function parseScenario (text: string, file: string): Promise<Scenar
 }
 
 type Bad = (path: Array<string | number>, what: string, key?: string) => Error
+
+/**
+ * The longest durations a scenario may ask for. A scenario is someone else's
+ * file: `wait: 20d` would hang the run and `30d` overflow Node's timer, so each
+ * kind of duration has a bound real scenarios stay well inside.
+ */
+export const MAX_WAIT = '10m'
+export const MAX_STEP_TIMEOUT = '1h'
+export const MAX_ADVANCE = '36500d'
+export const MAX_CHECK_DURATION = '1d'
+export const MAX_OPTION_DURATION = '1d'
+
+function boundedDuration (value: string, max: string, path: Array<string | number>, bad: Bad): number {
+  let ms: number
+  try {
+    ms = parseDuration(value)
+  } catch (err) {
+    throw bad(path, (err as Error).message)
+  }
+  if (ms > parseDuration(max)) throw bad(path, `${value} is longer than a scenario may ask for here (at most ${max})`)
+  return ms
+}
+
+/** RFC 9110 §5.5: a field value is visible characters, spaces and tabs; CR, LF and other controls would split or smuggle a header. */
+const FIELD_VALUE = /^[\t\x20-\x7e]*$/
+/** Names that would reach into an object's prototype where headers are kept as plain objects. */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype'])
+
+function checkHeaders (headers: Record<string, unknown> | undefined, path: Array<string | number>, bad: Bad): void {
+  if (headers === undefined) return
+  for (const [name, value] of Object.entries(headers)) {
+    if (RESERVED_NAMES.has(name.toLowerCase())) throw bad([...path, name], `"${name}" cannot be a header name here`, name)
+    if (typeof value === 'string' && !FIELD_VALUE.test(value)) {
+      const bad1 = [...value].find(c => !FIELD_VALUE.test(c)) ?? ''
+      throw bad([...path, name], `the value of ${name} holds the control character U+${bad1.codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0') ?? '?'}; a header value is visible characters, spaces and tabs (RFC 9110 §5.5)`)
+    }
+    if (typeof value === 'string' && value.length > 8192) throw bad([...path, name], `the value of ${name} is ${value.length} characters; at most 8192 are taken`)
+  }
+}
 
 /**
  * An assertion's basis and score. Its own `basis:` wins, else that of the rule it
@@ -260,20 +356,43 @@ function checkAssertion (
     }
     if (typeof s.origin === 'string') checkOrigin(s.origin, [...p, 'origin'])
     if (typeof s.url === 'string') checkUrl(s.url, [...p, 'url'])
+    if (s.headers !== null && typeof s.headers === 'object') checkHeaders(s.headers as Record<string, unknown>, [...p, 'headers'], bad)
     if (typeof s.matches === 'string') {
-      try {
-        RegExp(s.matches)
-      } catch (err) {
-        throw bad([...p, 'matches'], `not a regular expression: ${(err as Error).message}`)
-      }
+      const problem = linearRegExpProblem(s.matches)
+      if (problem !== null) throw bad([...p, 'matches'], `the pattern ${problem}`)
     }
+    if (typeof s.path === 'string' && s.path.length > 2000) throw bad([...p, 'path'], `a path of ${s.path.length} characters; at most 2000 are taken`)
     for (const key of ['at_least', 'at_most']) {
-      if (typeof s[key] === 'string') parseDuration(s[key] as string, `${key}`)
+      if (typeof s[key] === 'string') boundedDuration(s[key] as string, MAX_CHECK_DURATION, [...p, key], bad)
     }
   }
   if ((type === 'report' || type === 'resource') && (spec as Record<string, unknown>).step === undefined && !steps.some(st => st.type === 'crawl')) {
     throw bad(path, 'a report check needs a crawl step')
   }
+}
+
+/**
+ * A `site:` file is confined to the scenario's own folder: a `*.site.yaml`
+ * regular file beside the scenario (or below it), reached without `..` and not
+ * through a link that leads out. A scenario shared by someone else can then
+ * read no other file, and a refusal names only the path it asked for.
+ */
+function confinedSiteFile (src: YamlSource, site: string, file: string): string {
+  const at = formatPos(positionOf(src, ['site']))
+  const folder = dirname(resolve(file))
+  const path = resolve(folder, site)
+  const inside = (p: string, root: string): boolean => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep)
+  if (isAbsolute(site) || !inside(path, folder)) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${at}: site file "${site}" is outside the scenario's folder; a site file lives beside the scenario that names it`)
+  if (!/\.site\.ya?ml$/.test(path)) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${at}: site file "${site}" must be named *.site.yaml`)
+  let real: string
+  try {
+    real = realpathSync(path)
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${at}: site file ${path} does not exist`, { cause: err })
+  }
+  if (!inside(real, realpathSync(folder))) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${at}: site file "${site}" is a link that leads outside the scenario's folder`)
+  if (!statSync(real).isFile()) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${at}: site file "${site}" is not a regular file`)
+  return path
 }
 
 /**
@@ -285,7 +404,7 @@ function checkAssertion (
 async function resolveSite (src: YamlSource, site: unknown, file: string): Promise<{ site: unknown, siteSource: string }> {
   if (site === undefined || site === null) return { site: null, siteSource: 'catalogue' }
   if (typeof site === 'string') {
-    const path = resolve(dirname(file), site)
+    const path = confinedSiteFile(src, site, file)
     try {
       return { site: await loadSiteFileAt(path), siteSource: path }
     } catch (err) {

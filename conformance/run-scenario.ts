@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -83,6 +83,12 @@ function resolveOptions (step: Extract<Step, { crawl: unknown }>, origins: SiteO
 /** How a scenario is run: how profile rules count. */
 export interface ScenarioRunOptions {
   profile?: ProfileMode
+  /**
+   * A folder where a report that is not a valid webkrab.report/v1 is copied, so
+   * the path its problems name still exists once the run's temporary state is
+   * removed; null when the state itself is kept (`--state`).
+   */
+  keepReports?: string | null
 }
 
 /**
@@ -200,6 +206,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     return done('setup-fail', (err as Error).message, record())
   }
   await site.close().catch(() => {})
+  if (options.keepReports != null) keepBadReports(runs, stateDir, join(options.keepReports, scenario.id))
 
   if (admin.length > 0) {
     return done('fail', `the crawler called the harness's admin paths, so the journal cannot be trusted: ${admin.slice(0, 3).join('; ')}`, record())
@@ -213,6 +220,20 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     return done(verdict, message, { assertions, ...record() })
   } catch (err) {
     return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, record())
+  }
+}
+
+/** Copies each step's invalid report to `dir` and makes its problems name the copy. */
+function keepBadReports (runs: StepRun[], stateDir: string, dir: string): void {
+  for (const r of runs) {
+    if (r.reportError === null) continue
+    const from = join(stateDir, `report-${r.n}.json`)
+    const to = join(dir, `report-${r.n}.json`)
+    try {
+      mkdirSync(dir, { recursive: true })
+      copyFileSync(from, to)
+      r.reportError = r.reportError.replace(from, to)
+    } catch {}
   }
 }
 

@@ -15,6 +15,10 @@ export interface SuiteOptions {
   stateDir?: string
   /** How WebKrab's profile rules count (default: at their own level). */
   profile?: ProfileMode
+  /** Stops the run: no new scenario starts, those running are ended (their crawlers killed), temporary folders removed. */
+  signal?: AbortSignal
+  /** Where reports that are not valid are kept when the state is temporary (default: a new folder in the system's temporary folder, made only when needed). */
+  keepReports?: string
   onStart?: (scenario: Scenario) => void
   onResult?: (result: ScenarioResult, done: number, total: number) => void
 }
@@ -58,6 +62,15 @@ export interface SuiteResult {
   scenarios: ScenarioResult[]
   /** The catalogue entries of every WebKrab rule the scenarios cite, so each format can print the rule, not just its id. */
   rules: RuleIndex
+}
+
+/** Settles when the signal fires (never without one). */
+function aborted (signal: AbortSignal | undefined): Promise<void> {
+  return new Promise(resolve => {
+    if (signal === undefined) return
+    if (signal.aborted) resolve()
+    else signal.addEventListener('abort', () => { resolve() }, { once: true })
+  })
 }
 
 export function defaultJobs (): number {
@@ -127,6 +140,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   const t0 = performance.now()
   const jobs = Math.max(1, options.jobs ?? defaultJobs())
   const stateRoot = options.stateDir ?? mkdtempSync(join(tmpdir(), 'webkrab-conformance-'))
+  const keepReports = options.stateDir !== undefined ? null : options.keepReports ?? join(tmpdir(), `webkrab-reports-${startedAt.toISOString().replace(/[:.]/g, '-')}`)
   const selected = new Map(scenarios.map(s => [s.id, s]))
   const results = new Map<string, ScenarioResult>()
   const pending = [...scenarios]
@@ -141,6 +155,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   try {
     while (pending.length > 0 || running.size > 0) {
       let progressed = false
+      if (options.signal?.aborted === true) break
       for (let i = 0; i < pending.length && running.size < jobs; i++) {
         const s = pending[i]
         const deps = s.depends_on.filter(d => selected.has(d))
@@ -154,10 +169,10 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
           continue
         }
         options.onStart?.(s)
-        const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default' }).then(finish).finally(() => { running.delete(p) })
+        const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports }).then(finish).finally(() => { running.delete(p) })
         running.add(p)
       }
-      if (running.size > 0) await Promise.race(running)
+      if (running.size > 0) await Promise.race([...running, aborted(options.signal)])
       else if (!progressed && pending.length > 0) {
         // Unreachable after loadScenarios' cycle check; kept so a cycle can never hang the run.
         for (const s of pending.splice(0)) finish({ ...skeleton(s), verdict: 'harness-fail', message: 'its dependencies could not be ordered' })

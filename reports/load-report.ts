@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import type { FetchReport } from './report-types.js'
-import { compileSchemaCheck, type SchemaCheck, type SchemaFailure } from './schema-check.js'
+import { compileSchemaCheck, compileSchemaCheckAll, type SchemaCheck, type SchemaFailure } from './schema-check.js'
 
 /** Where the JSON Schema of `webkrab.report/v1` lives (shipped with the package). */
 export const REPORT_SCHEMA_PATH = fromRoot('reports', 'schema', 'report.schema.json')
@@ -54,6 +54,23 @@ export function reportFrom (value: unknown, source: string): FetchReport {
     throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: ${pointer} ${failure.message}`)
   }
   return value as FetchReport
+}
+
+let checkAll: ((value: unknown) => SchemaFailure[]) | undefined
+
+/**
+ * Every problem of a report's text, each once: not JSON (with line and column),
+ * or each place that breaks the schema. Empty for a valid report.
+ */
+export function reportProblems (text: string): string[] {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    return [`not JSON${jsonPosition(text, err)}: ${(err as Error).message}`]
+  }
+  checkAll ??= compileSchemaCheckAll(REPORT_SCHEMA_PATH)
+  return checkAll(value).map(f => `${f.pointer === '' ? '(the whole document)' : f.pointer} ${f.message}`)
 }
 
 /** V8 says "at position N" in JSON syntax errors; people want a line and column. */

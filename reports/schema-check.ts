@@ -32,6 +32,33 @@ export function compileSchemaCheck (schemaPath: string): SchemaCheck {
   }
 }
 
+/**
+ * The same schema, every failure at once: each distinct place and problem once
+ * (one missing field in 267 resources is 267 places, but one message per place),
+ * in document order, for a report written by another tool to be fixed in one go.
+ */
+export function compileSchemaCheckAll (schemaPath: string): (value: unknown) => SchemaFailure[] {
+  const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as object
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true })
+  addFormats(ajv)
+  const validate: ValidateFunction = ajv.compile(schema)
+  return value => {
+    if (validate(value)) return []
+    const seen = new Set<string>()
+    const out: SchemaFailure[] = []
+    for (const e of validate.errors ?? []) {
+      // oneOf/anyOf/if wrappers repeat what their branches said
+      if (['oneOf', 'anyOf', 'if', 'allOf'].includes(e.keyword)) continue
+      const f = describeError(e)
+      const key = `${f.pointer} ${f.message}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      out.push(f)
+    }
+    return out.length > 0 ? out : [{ pointer: '', message: 'is not valid' }]
+  }
+}
+
 function describeError (err: ErrorObject): SchemaFailure {
   const params = err.params as Record<string, unknown>
   switch (err.keyword) {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { errors } from '../../common/errors.js'
-import { parseReport } from '../../reports/load-report.js'
+import { parseReport, reportProblems } from '../../reports/load-report.js'
 import type { Accepts, CommandRun, CrawlerAdapter, ExpectedFailure, StepOutcome, StepRequest } from './adapter-types.js'
 import { binPath, faketimeEnv, findFaketime, type Faketime } from './child-env.js'
 
@@ -123,7 +123,22 @@ export function acceptsOfTemplate (template: string): Accepts {
   }
 }
 
+/** Process groups of crawler commands still running: ended with the harness, so none outlives a run that was stopped. */
+const live = new Set<number>()
+let reaper = false
+
+function killLive (): void {
+  for (const pid of live) {
+    try { process.kill(-pid, 'SIGKILL') } catch {}
+  }
+  live.clear()
+}
+
 function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number, url: string | null): Promise<CommandRun> {
+  if (!reaper) {
+    reaper = true
+    process.once('exit', killLive)
+  }
   return new Promise(resolve => {
     const t0 = performance.now()
     let stdout = ''
@@ -131,6 +146,7 @@ function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeout
     let timedOut = false
     // detached: the command gets its own process group, so a timeout ends it and its children.
     const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    if (child.pid !== undefined) live.add(child.pid)
     child.stdout.on('data', (chunk: Buffer) => { stdout = (stdout + chunk.toString('utf8')).slice(-OUTPUT_TAIL) })
     child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_TAIL) })
     const timer = setTimeout(() => {
@@ -139,6 +155,7 @@ function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeout
     }, timeoutMs)
     const done = (exitCode: number | null, error: string | null): void => {
       clearTimeout(timer)
+      if (child.pid !== undefined) live.delete(child.pid)
       resolve({ command, url, exitCode, timedOut, error, stdout, stderr, durationMs: Math.round(performance.now() - t0) })
     }
     child.on('error', err => { done(null, `could not start: ${err.message}`) })
@@ -193,14 +210,31 @@ function originOf (url: string): string {
   try { return new URL(url).origin } catch { return url }
 }
 
-/** Reads `{state}/report-{step}.json` if the crawler wrote one. */
+/** At most this many of a bad report's problems are listed; the rest are counted. */
+const MAX_REPORT_PROBLEMS = 20
+
+/**
+ * Reads `{state}/report-{step}.json` if the crawler wrote one. A report that is
+ * not a valid webkrab.report/v1 gives every problem once (up to twenty, then a
+ * count), not just the first.
+ */
 export function readStepReport (stateDir: string, step: number): Pick<StepOutcome, 'report' | 'reportError'> {
   const path = join(stateDir, `report-${step}.json`)
   if (!existsSync(path)) return { report: null, reportError: null }
+  let text: string
   try {
-    return { report: parseReport(readFileSync(path, 'utf8'), path), reportError: null }
+    text = readFileSync(path, 'utf8')
+    return { report: parseReport(text, path), reportError: null }
   } catch (err) {
-    return { report: null, reportError: (err as Error).message }
+    let problems: string[]
+    try {
+      problems = reportProblems(readFileSync(path, 'utf8'))
+    } catch {
+      problems = [(err as Error).message]
+    }
+    const shown = problems.slice(0, MAX_REPORT_PROBLEMS).join('; ')
+    const more = problems.length > MAX_REPORT_PROBLEMS ? `; and ${problems.length - MAX_REPORT_PROBLEMS} more` : ''
+    return { report: null, reportError: `${path} is not a webkrab.report/v1 (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${shown}${more}` }
   }
 }
 

@@ -1,3 +1,4 @@
+import { linearRegExp } from '../../common/linear-regex.js'
 import type { FetchReport, ResourceReport } from '../../reports/report-types.js'
 import type { ReportAssertion, ResourceAssertion, ValueCheck } from '../scenario-types.js'
 import type { SiteOrigin } from '../site-driver.js'
@@ -63,7 +64,7 @@ export function checkValue (actual: unknown, check: ValueCheck, where: string, o
   if (c.in !== undefined && !c.in.some(v => partialMatch(actual, v))) return fail(`${where} is ${show(actual)}; expected one of ${c.in.map(show).join(', ')}`)
   if (c.at_least !== undefined && !(typeof actual === 'number' && actual >= c.at_least)) return fail(`${where} is ${show(actual)}; expected at least ${c.at_least}`)
   if (c.at_most !== undefined && !(typeof actual === 'number' && actual <= c.at_most)) return fail(`${where} is ${show(actual)}; expected at most ${c.at_most}`)
-  if (c.matches !== undefined && !(typeof actual === 'string' && new RegExp(c.matches).test(actual))) return fail(`${where} is ${show(actual)}; expected it to match /${c.matches}/`)
+  if (c.matches !== undefined && !(typeof actual === 'string' && linearRegExp(c.matches).test(actual))) return fail(`${where} is ${show(actual)}; expected it to match /${c.matches}/`)
   if ('contains' in c) {
     const ok = typeof actual === 'string'
       ? typeof c.contains === 'string' && actual.includes(c.contains)
@@ -79,7 +80,8 @@ function reportFor (ctx: GradeContext, step: number | undefined): { report: Fetc
   const run = ctx.runs.find(r => r.n === n)
   if (run === undefined || n === undefined) return fail(`step ${String(n)} did not run`)
   if (run.report !== null) return { report: run.report, n }
-  if (run.reportError !== null) return fail(`the fetch report of step ${n} is not usable: ${run.reportError}`)
+  // the report's problems are listed once, in the scenario's notes, not under every assertion
+  if (run.reportError !== null) return fail(`the fetch report of step ${n} is not a valid webkrab.report/v1 (its problems are listed in the notes)`)
   if (ctx.writesReports) return fail(`the crawler wrote no fetch report in step ${n}${run.error !== null ? `: ${run.error}` : ''}`)
   return untested(`the crawler wrote no fetch report in step ${n}${run.error !== null ? ` (it ${run.error})` : ''}`)
 }

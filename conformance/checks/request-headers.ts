@@ -1,7 +1,8 @@
+import { linearRegExp } from '../../common/linear-regex.js'
 import type { EchoAssertion, HeaderAssertion } from '../scenario-types.js'
 import type { Seen } from '../site-driver.js'
 import { describeSelector, fits, nameRequest, nameResponse, selectRequests } from '../select-requests.js'
-import { fail, pass, plural, type CheckResult, type GradeContext } from './check-types.js'
+import { fail, pass, plural, untested, type CheckResult, type GradeContext } from './check-types.js'
 
 type HeaderSpec = HeaderAssertion['header']
 type EchoSpec = EchoAssertion['echo']
@@ -26,12 +27,13 @@ export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
   const found = selectRequests(ctx.seen, spec)
   const chosen = pickWhich(found, spec.which)
   const what = describeSelector(spec, 'request')
+  // No request to look at: the header rule can be neither kept nor broken (a count assertion says whether one was due).
   if (chosen.length === 0) {
     const which = typeof spec.which === 'number' ? `a ${spec.which}th ` : 'a '
-    return fail(`expected ${which}${what}; the server saw ${found.length === 0 ? 'none' : plural(found.length, 'request')}`)
+    return untested(`no ${which === 'a ' ? '' : which}${what} to check ${spec.name} on; the server saw ${found.length === 0 ? 'none' : plural(found.length, 'request')}`.replace('no a ', 'no '))
   }
   const name = spec.name.toLowerCase()
-  const re = spec.matches !== undefined ? new RegExp(spec.matches) : null
+  const re = spec.matches !== undefined ? linearRegExp(spec.matches) : null
   const first = chosen[0]
   for (const s of chosen) {
     const value = s.headers[name]
@@ -92,8 +94,8 @@ export function checkEcho (spec: EchoSpec, ctx: GradeContext): CheckResult {
   }
   const what = describeSelector(spec, 'request')
   if (checked === 0) {
-    return fail(targets.length === 0
-      ? `expected a ${what} after a response with ${spec.response_header}; the server saw none`
+    return untested(targets.length === 0
+      ? `no ${what} after a response with ${spec.response_header} to check ${spec.request_header} on; the server saw none`
       : `no ${what} followed a response carrying ${spec.response_header} (the server saw ${plural(targets.length, 'request')}, none after one)`)
   }
   return pass(`${plural(checked, 'request')} (${what}) echoed the latest ${spec.response_header} in ${spec.request_header}`)

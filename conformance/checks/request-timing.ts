@@ -3,7 +3,7 @@ import { parseDuration } from '../../common/units.js'
 import type { ConcurrencyAssertion, DurationAssertion, GapAssertion, RetryAfterAssertion } from '../scenario-types.js'
 import type { Seen } from '../site-driver.js'
 import { describeSelector, nameRequest, nameResponse, selectRequests } from '../select-requests.js'
-import { fail, formatMs, pass, plural, type CheckResult, type GradeContext } from './check-types.js'
+import { fail, formatMs, pass, plural, untested, type CheckResult, type GradeContext } from './check-types.js'
 
 /**
  * Measurement allowance. A correct crawler starts its wait once it has read the
@@ -51,11 +51,13 @@ export function elapsedBetween (prev: Seen, next: Seen, from: 'arrived' | 'compl
 export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: GradeContext): CheckResult {
   const scope = spec.scope ?? 'origin'
   const asking = selectRequests(ctx.seen, spec).filter(s => s.responseHeaders['retry-after'] !== undefined)
-  if (asking.length === 0) return fail(`expected a ${describeSelector(spec, 'response')} carrying Retry-After; the server sent none (did the crawler ask?)`)
+  if (asking.length === 0) return untested(`no ${describeSelector(spec, 'response')} carried Retry-After, so there was no wait to honour (the crawler did not ask)`)
   let honoured = 0
+  let usable = 0
   for (const s of asking) {
     const wait = retryAfterWait(s)
     if (wait === null) continue
+    usable++
     const index = ctx.seen.indexOf(s)
     const next = ctx.seen.slice(index + 1).find(n => n.origin === s.origin && (scope === 'origin' || n.path === s.path))
     if (next === undefined) { honoured++; continue }
@@ -65,6 +67,7 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
     }
     honoured++
   }
+  if (usable === 0) return untested(`no ${describeSelector(spec, 'response')} carried a usable Retry-After (neither delay-seconds nor an HTTP-date), so there was no wait to measure`)
   return pass(`${plural(honoured, 'Retry-After')} honoured: no later request to the same ${scope} before the time the server named`)
 }
 
@@ -77,8 +80,12 @@ export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckRe
   const min = parseDuration(spec.at_least)
   const found = selectRequests(ctx.seen, spec)
   const from = spec.from ?? 'completed'
+  // Too few requests: no gap to measure (a count assertion says whether they were due), never a pass.
   if (spec.before !== undefined && found.length < spec.before) {
-    return fail(`expected at least ${plural(spec.before, 'request')} (${describeSelector(spec, 'request')}) to measure the gap before request ${spec.before}; the server saw ${found.length}`)
+    return untested(`${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): request ${spec.before} never came, so there is no gap before it to measure`)
+  }
+  if (spec.before === undefined && found.length < 2) {
+    return untested(`${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): no gap to measure`)
   }
   const first = spec.before === undefined ? 1 : spec.before - 1
   const last = spec.before === undefined ? found.length : spec.before
@@ -91,9 +98,7 @@ export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckRe
     }
   }
   if (spec.before !== undefined) return pass(`request ${spec.before} (${describeSelector(spec, 'request')}) came at least ${formatMs(min)} after the one before it`)
-  return pass(found.length < 2
-    ? `${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): no gap to measure`
-    : `${found.length} requests (${describeSelector(spec, 'request')}) at least ${formatMs(min)} apart`)
+  return pass(`${found.length} requests (${describeSelector(spec, 'request')}) at least ${formatMs(min)} apart`)
 }
 
 /**
@@ -130,6 +135,7 @@ export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'
 /** `concurrency`: the most requests in flight at once on each origin stays within bounds. */
 export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx: GradeContext): CheckResult {
   const found = selectRequests(ctx.seen, spec)
+  if (found.length === 0) return untested(`no ${describeSelector(spec, 'request')}: no concurrency to measure`)
   const peaks = peakConcurrency(found, spec.per)
   // the origin is named once, where the peak was seen
   const what = (n: number): string => describeSelector({ ...spec, origin: undefined }, n === 1 ? 'request' : 'requests')
