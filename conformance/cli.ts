@@ -130,7 +130,8 @@ export async function runConformance (options: ConformanceOptions, io: Conforman
   const finished: string[] = []
   const abort = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void => {
-    io.stderr.write(`\nwebkrab conformance: ${signal}: stopping after ${finished.length} of ${scenarios.length} scenarios (${finished.slice(-3).join(', ')}${finished.length > 3 ? ', …' : ''}); temporary folders are removed\n`)
+    const last = finished.length === 0 ? '' : ` (the last: ${finished.slice(-3).join(', ')})`
+    io.stderr.write(`\nwebkrab conformance: ${signal}: stopping after ${finished.length} of ${scenarios.length} scenarios${last}; their crawlers are stopped and temporary folders removed\n`)
     abort.abort(signal)
   }
   process.once('SIGINT', onSignal)

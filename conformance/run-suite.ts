@@ -152,6 +152,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
     options.onResult?.(final, results.size, scenarios.length)
   }
 
+  const stopped = aborted(options.signal)
   try {
     while (pending.length > 0 || running.size > 0) {
       let progressed = false
@@ -172,7 +173,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports }).then(finish).finally(() => { running.delete(p) })
         running.add(p)
       }
-      if (running.size > 0) await Promise.race([...running, aborted(options.signal)])
+      if (running.size > 0) await Promise.race([...running, stopped])
       else if (!progressed && pending.length > 0) {
         // Unreachable after loadScenarios' cycle check; kept so a cycle can never hang the run.
         for (const s of pending.splice(0)) finish({ ...skeleton(s), verdict: 'harness-fail', message: 'its dependencies could not be ordered' })

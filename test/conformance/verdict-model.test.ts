@@ -1,0 +1,291 @@
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fromRoot } from '../../common/paths.js'
+import { commandAdapter } from '../../conformance/adapters/command-adapter.js'
+import { findFaketime } from '../../conformance/adapters/child-env.js'
+import { referenceAdapter } from '../../conformance/adapters/reference-adapter.js'
+import { runConformance } from '../../conformance/cli.js'
+import { parseScenario } from '../../conformance/load-scenarios.js'
+import { runScenario, type ScenarioResult } from '../../conformance/run-scenario.js'
+import { runSuite } from '../../conformance/run-suite.js'
+import { mergeResults, shardOf } from '../../conformance/shards.js'
+import { loadScenarios } from '../../conformance/load-scenarios.js'
+
+// Verdicts a crawler author can trust: each test holds one way a verdict used to blame the crawler for the harness.
+
+const BIN = fromRoot('dist/bin/webkrab.js')
+
+async function run (yaml: string, adapter: Parameters<typeof runScenario>[1], concern = 'retry-after'): Promise<ScenarioResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-verdict-'))
+  const id = /^id: (\S+)/m.exec(yaml)?.[1] ?? 'x'
+  const scenario = await parseScenario(yaml, join(dir, concern, `${id}.yaml`))
+  return await runScenario(scenario, adapter, join(dir, 'state'))
+}
+
+function script (body: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-crawler-'))
+  const file = join(dir, 'crawler.sh')
+  writeFileSync(file, `#!/bin/sh\nset -u\n${body}\n`)
+  return file
+}
+
+t.test('a per-URL step with one hanging URL still runs the others, each with its own timeout, as concurrently as the step allows', async t => {
+  const crawler = script('curl --silent --output /dev/null --max-time 30 "$1"')
+  const r = await run(`id: rate-limits-per-url
+name: Every URL of a step is fetched even when one hangs.
+kind: required
+refs: ["RFC 9110 §9.3.1"]
+steps:
+  - crawl: { urls: ["/slow/headers?ms=20000", "/slow/headers?ms=600&k=1", "/slow/headers?ms=600&k=2", "/slow/headers?ms=600&k=3"], timeout: 3s, options: { per-origin-concurrency: 4 } }
+assertions:
+  - { id: all-asked, level: must, needs: [], reason: "RFC 9110 §9.3.1: each URL is asked.", requests: { path: /slow/headers, count: 4 } }
+  - { id: at-once, level: should, needs: [], reason: "WebKrab rule: four at once are allowed.", concurrency: { path: /slow/headers, at_least: 4 } }
+`, commandAdapter({ command: `sh ${crawler} {url}` }), 'rate-limits')
+  t.equal(r.assertions.find(a => a.id === 'all-asked')?.status, 'pass', 'the URLs after the hanging one were still run')
+  t.equal(r.assertions.find(a => a.id === 'at-once')?.status, 'pass', 'per-origin-concurrency 4: the four runs went at once')
+  t.match(r.notes.join('\n'), /did not finish within 3000 ms/, 'the hanging URL\'s run was killed at its own timeout')
+  t.ok(r.durationMs < 9000, `the step took ${r.durationMs} ms, not the hanging URL's 20 s`)
+})
+
+t.test('a robots.txt the crawler fetches on its own does not count as an early retry or an extra request to the origin', async t => {
+  const crawler = script(`base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
+curl --silent --output /dev/null "$base/robots.txt"
+code=$(curl --silent --output /dev/null --write-out '%{http_code}' "$1")
+if [ "$code" = 503 ]; then sleep 1.2; curl --silent --output /dev/null "$base/robots.txt"; curl --silent --output /dev/null "$1"; fi`)
+  const r = await run(`id: retry-after-robots
+name: A 503 with Retry-After is waited out.
+kind: required
+refs: ["RFC 9110 §10.2.3"]
+steps:
+  - crawl: { urls: ["/flaky?fail=1&status=503&retry-after=1"] }
+assertions:
+  - { id: waited, level: must, reason: "WebKrab rule: the wait is honoured.", retry_after: { scope: origin } }
+  - { id: two, level: must, reason: "WebKrab rule: one retry.", requests: { count: 2 } }
+`, commandAdapter({ command: `sh ${crawler} {url}` }))
+  t.equal(r.verdict, 'pass', JSON.stringify(r.assertions))
+  t.equal(r.ownRequests, 2, 'the two robots.txt requests are journalled and counted apart')
+  t.equal(r.requests, 4)
+})
+
+t.test('a crawler that reuses a heuristically fresh copy runs under a clock moved with the site\'s, and is not failed for it', async t => {
+  if (findFaketime() === null) {
+    t.skip('libfaketime is not installed here (Debian package faketime): the harness cannot move a crawler\'s clock')
+    return
+  }
+  // a crawler with a heuristic cache: a copy younger than a day (by its own clock) is reused without a request
+  const crawler = script(`state=$1; url=$2; now=$(date +%s)
+key=$(printf '%s' "$url" | md5sum | cut -c1-8)
+if [ -f "$state/$key" ] && [ $((now - $(cat "$state/$key"))) -lt 86400 ]; then exit 0; fi
+curl --silent --output /dev/null "$url" && echo "$now" > "$state/$key"`)
+  const yaml = `id: caching-heuristic
+name: A copy is asked for again once it is stale.
+kind: required
+refs: ["RFC 9111 §4.2.2"]
+steps:
+  - crawl: { urls: [/validators/last-modified-only] }
+  - advance: 2h
+  - crawl: { urls: [/validators/last-modified-only] }
+  - advance: 3d
+  - crawl: { urls: [/validators/last-modified-only] }
+assertions:
+  - { id: asked-again, level: must, reason: "WebKrab rule: three days on, the copy is stale and asked for.", requests: { path: /validators/last-modified-only, step: 5, count: 1 } }
+  - { id: reused, level: may, reason: "RFC 9111 §4.2.2: a heuristically fresh copy may be reused.", no_requests: { path: /validators/last-modified-only, step: 3 } }
+`
+  const adapter = commandAdapter({ command: `sh ${crawler} {state} {url}` })
+  const r = await run(yaml, adapter, 'caching')
+  t.equal(r.verdict, 'pass', `${r.message} ${JSON.stringify(r.assertions)}`)
+  t.equal(r.assertions.find(a => a.id === 'reused')?.status, 'pass', 'two hours on, by the crawler\'s clock too, the copy was still fresh')
+  const without = await run(yaml, commandAdapter({ command: `sh ${crawler} {state} {url}`, faketime: null }), 'caching')
+  t.equal(without.verdict, 'untested', 'without libfaketime the scenario is untested, not failed')
+  t.match(without.message, /crawler's clock must move with it, but libfaketime .* is not installed/)
+})
+
+t.test('a crawler without a report is graded on RFC and profile rules from the journal, and its reporting score is untested', async t => {
+  const r = await run(`id: validators-journal-only
+name: The stored tag goes back.
+kind: required
+refs: ["RFC 9111 §4.3.1"]
+steps:
+  - crawl: { urls: [/validators/etag-only] }
+  - advance: 30d
+  - crawl: { urls: [/validators/etag-only] }
+assertions:
+  - { id: echoed, level: must, rule: conditional-sends-stored-validator, reason: "RFC 9111 §4.3.1: the entity tag goes back.", echo: { path: /validators/etag-only, step: 3, request_header: If-None-Match, response_header: ETag } }
+  - { id: reported, level: should, rule: change-judged-by-content, reason: "WebKrab rule change-judged-by-content: reported unchanged.", resource: { step: 3, url: /validators/etag-only, field: outcome, equals: unchanged } }
+`, commandAdapter({ command: 'curl --silent --output /dev/null {url}' }), 'validators')
+  t.equal(r.verdict, 'fail', 'a crawler that never sends a stored ETag still fails, at must')
+  const echoed = r.assertions.find(a => a.id === 'echoed')
+  t.match(echoed, { status: 'fail', score: 'rfc', basis: 'rfc-must' })
+  t.match(r.message, /echoed \(RFC MUST\): request 2 .* carried no If-None-Match/)
+  t.match(r.assertions.find(a => a.id === 'reported'), { status: 'untested', score: 'reporting' })
+})
+
+t.test('an assertion needing an option the crawler was not told is untested with that reason, and the run warns which scenarios are affected', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-untold-'))
+  mkdirSync(join(dir, 'budgets'))
+  writeFileSync(join(dir, 'budgets', 'budgets-untold.yaml'), `id: budgets-untold
+name: A request budget ends the run.
+kind: required
+refs: ["WebKrab rule budgets-hold"]
+steps:
+  - crawl: { urls: [/bytes/10, /bytes/20, /bytes/30], options: { max-requests: 1 } }
+assertions:
+  - { id: one, level: must, reason: "WebKrab rule: the budget holds.", requests: { path: "/bytes/*", count: 1 } }
+`)
+  const out: string[] = []
+  const err: string[] = []
+  const code = await runConformance({ scenarios: [dir], crawler: 'command: curl --silent --output /dev/null {url}', reporter: 'json', quiet: true, jobs: 1 },
+    { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) } as never })
+  const result = JSON.parse(out.join('')) as { scenarios: ScenarioResult[] }
+  t.equal(code, 0, 'an untested scenario does not fail the run')
+  t.equal(result.scenarios[0].verdict, 'untested')
+  t.match(result.scenarios[0].assertions[0].message, /the crawler was not told max-requests/)
+  t.match(err.join(''), /command is not told --max-requests \(add \{options\} and \{headers\} to the template.*\): 1 scenario will be untested where they need it: budgets-untold/)
+})
+
+t.test('--profile strict makes a profile SHOULD a failure; --profile off leaves profile rules out', async t => {
+  const yaml = `id: conditional-profile
+name: One validator per revalidation.
+kind: required
+refs: ["RFC 9111 §4.3.1"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+  - advance: 30d
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: one-validator, level: should, rule: conditional-one-validator, reason: "WebKrab rule conditional-one-validator: never both.", header: { path: /validators/strong, step: 3, name: If-Modified-Since, present: false } }
+`
+  // sends both validators, as RFC 9111 §4.3.1 recommends
+  const crawler = script(`state=$1; url=$2
+if [ -f "$state/etag" ]; then curl --silent --output /dev/null -H "If-None-Match: $(cat "$state/etag")" -H "If-Modified-Since: $(cat "$state/lm")" "$url"; exit 0; fi
+curl --silent --output /dev/null --dump-header "$state/h" "$url"
+tr -d '\\r' < "$state/h" | sed -n 's/^[Ee][Tt]ag: //p' > "$state/etag"
+tr -d '\\r' < "$state/h" | sed -n 's/^[Ll]ast-[Mm]odified: //p' > "$state/lm"`)
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-profile-'))
+  const scenario = await parseScenario(yaml, join(dir, 'conditional', 'conditional-profile.yaml'))
+  const adapter = commandAdapter({ command: `sh ${crawler} {state} {url}` })
+  const byDefault = await runSuite([scenario], adapter, { jobs: 1 })
+  t.equal(byDefault.scenarios[0].verdict, 'optional-fail', 'sending both is a profile SHOULD at most')
+  t.equal(byDefault.exitCode, 0)
+  const strict = await runSuite([scenario], adapter, { jobs: 1, profile: 'strict' })
+  t.equal(strict.scenarios[0].verdict, 'fail')
+  t.equal(strict.exitCode, 1)
+  const off = await runSuite([scenario], adapter, { jobs: 1, profile: 'off' })
+  t.equal(off.scenarios[0].verdict, 'untested')
+  t.match(off.scenarios[0].assertions[0].message, /profile rules are left out/)
+})
+
+t.test('two shards merged give the same verdicts and totals as the whole run', async t => {
+  const all = await loadScenarios([fromRoot('scenarios/validators'), fromRoot('scenarios/vary')])
+  const a = shardOf(all, { index: 1, of: 2 })
+  const b = shardOf(all, { index: 2, of: 2 })
+  t.equal(a.length + b.length, all.length, 'every scenario is in one shard')
+  t.same(new Set([...a, ...b].map(s => s.id)).size, all.length, 'and in only one')
+  t.same(shardOf(all, { index: 1, of: 2 }).map(s => s.id), a.map(s => s.id), 'the share is the same every time')
+  const whole = await runSuite(all, referenceAdapter(), { jobs: 4 })
+  const merged = mergeResults([await runSuite(a, referenceAdapter(), { jobs: 4 }), await runSuite(b, referenceAdapter(), { jobs: 4 })])
+  const strip = (r: typeof whole): unknown => r.scenarios.map(s => [s.id, s.verdict, s.assertions.map(x => [x.id, x.status])])
+  t.same(strip(merged), strip(whole))
+  t.same(merged.totals, whole.totals)
+  t.equal(merged.exitCode, whole.exitCode)
+  t.throws(() => mergeResults([whole, whole]), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /is in results 1 and 2; shards do not overlap/ })
+})
+
+t.test('a crawler cannot reset the harness\'s journal to pass a count: the site wants a token only the harness has', async t => {
+  // asks twice, empties the journal, asks once more: on an open site the journal would show the one request the scenario wants
+  const crawler = script(`base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
+curl --silent --output /dev/null "$1"; curl --silent --output /dev/null "$1"
+curl --silent --output /dev/null -X POST "$base/_webkrab/reset"
+curl --silent --output /dev/null "$1"`)
+  const r = await run(`id: validators-gamed
+name: One request per visit.
+kind: required
+refs: ["RFC 9110 §9.3.1"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: once, level: must, reason: "WebKrab rule: one request.", requests: { path: /validators/strong, count: 1 } }
+`, commandAdapter({ command: `sh ${crawler} {url}` }), 'validators')
+  t.equal(r.verdict, 'fail')
+  t.match(r.message, /the server saw 3/, 'the reset was refused: every request is still in the journal')
+})
+
+t.test('a report with errors gets each problem once, naming a file that still exists after the run', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-badreport-'))
+  mkdirSync(join(dir, 'reporting'))
+  writeFileSync(join(dir, 'reporting', 'reporting-bad.yaml'), `id: reporting-bad
+name: The report is read.
+kind: required
+refs: ["WebKrab rule report-schema-named"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: once, level: must, needs: [], reason: "WebKrab rule: one request.", requests: { path: /validators/strong, count: 1 } }
+  - { id: a, level: should, reason: "WebKrab rule: reported.", report: { path: run.stoppedBy, equals: completed } }
+  - { id: b, level: should, reason: "WebKrab rule: reported.", report: { path: requests.total, equals: 1 } }
+`)
+  const resources = Array.from({ length: 50 }, (_, i) => ({ url: `http://x/${i}` }))
+  const crawler = script(`curl --silent --output /dev/null "$2"; printf '%s' '${JSON.stringify({ schema: 'webkrab.report/v1', resources })}' > "$1/report-$3.json"`)
+  const out: string[] = []
+  const outDir = join(dir, 'out')
+  await runConformance({ scenarios: [dir], crawler: `command: sh ${crawler} {state} {urls} {step}`, reporter: 'json', quiet: true, jobs: 1, out: outDir },
+    { stdout: { write: (s: string) => out.push(s) }, stderr: { write: () => true } as never })
+  const r = (JSON.parse(out.join('')) as { scenarios: ScenarioResult[] }).scenarios[0]
+  t.equal(r.verdict, 'pass', 'the journal decides the verdict')
+  const note = r.notes.find(n => /not a webkrab\.report\/v1/.test(n)) ?? ''
+  const kept = /(\/\S+report-1\.json)/.exec(note)?.[1] ?? ''
+  t.ok(existsSync(kept), `the report named (${kept}) still exists after the run`)
+  t.ok(kept.startsWith(outDir), 'kept under --out')
+  t.match(note, /\(\d+ problems\): /)
+  const problems = note.split('; ')
+  t.equal(new Set(problems).size, problems.length, 'no problem is listed twice')
+  t.match(note, /and \d+ more$/, 'a long list is cut with a count')
+  for (const a of r.assertions.filter(x => x.score === 'reporting')) t.match(a.message, /its problems are listed in the notes/, 'assertions do not repeat the problems')
+})
+
+t.test('a URL in a bare placeholder cannot run shell code', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-inject-'))
+  const marker = join(dir, 'pwned')
+  const r = await run(`id: validators-inject
+name: A hostile URL is only a URL.
+kind: required
+refs: ["RFC 9110 §9.3.1"]
+steps:
+  - crawl: { urls: ["/bytes/1?a=$(touch\${IFS}${marker})&b=\`touch\${IFS}${marker}\`"] }
+assertions:
+  - { id: once, level: must, reason: "WebKrab rule: one request.", requests: { path: /bytes/1, count: 1 } }
+`, commandAdapter({ command: 'curl --silent --globoff --output /dev/null {url}' }), 'validators')
+  t.equal(r.verdict, 'pass', r.message)
+  t.notOk(existsSync(marker), 'nothing ran')
+})
+
+t.test('a crawler given a flag it does not know exits 2 before any request: crawler-error, not 74 fails', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-badflag-'))
+  const out: string[] = []
+  const code = await runConformance({ scenarios: [fromRoot('scenarios/validators')], crawler: `command: node ${BIN} crawl {urls} --store {state}/s.sqlite --no-such-flag {options} {headers}`, reporter: 'json', quiet: true, jobs: 4, state: dir },
+    { stdout: { write: (s: string) => out.push(s) }, stderr: { write: () => true } as never })
+  const result = JSON.parse(out.join('')) as { scenarios: ScenarioResult[] }
+  t.equal(code, 1, 'a crawler that cannot run fails the run')
+  t.same([...new Set(result.scenarios.map(s => s.verdict))].sort(), ['crawler-error', 'dependency-fail'], 'no fail and no pass: the crawler could not run (or a scenario it builds on could not)')
+  t.match(result.scenarios[0].message, /exited 2 before its first request; it ran: node .* --no-such-flag.*; it printed: .*no-such-flag/)
+  t.notOk(result.scenarios.some(s => s.assertions.some(a => a.status === 'pass' && /no gap to measure/.test(a.message))), 'no vacuous pass')
+  t.ok(readdirSync(dir).length > 0, '--state keeps each scenario\'s state')
+})
+
+t.test('SIGINT during conformance says what was done, removes its temporary folders and exits 130', async t => {
+  const tmp = mkdtempSync(join(tmpdir(), 'webkrab-sigint-'))
+  const child = spawn(process.execPath, [BIN, 'conformance', '--quiet', '--jobs', '2', '--crawler', 'command: sleep 30; : {urls}'], { env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  // the run has started once it has warned about what the template does not pass
+  const started = new Promise<void>(resolve => child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); if (/is not told/.test(stderr)) resolve() }))
+  await started
+  await new Promise(resolve => setTimeout(resolve, 1000))
+  child.kill('SIGINT')
+  const code = await new Promise<number | null>(resolve => child.on('close', resolve))
+  t.equal(code, 130)
+  t.match(stderr, /SIGINT: stopping after \d+ of \d+ scenarios/)
+  t.same(readdirSync(tmp).filter(n => n.startsWith('webkrab-conformance-')), [], 'the state folder is gone')
+})
