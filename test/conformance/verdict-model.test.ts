@@ -70,11 +70,9 @@ assertions:
   t.equal(r.requests, 4)
 })
 
-t.test('a crawler that reuses a heuristically fresh copy runs under a clock moved with the site\'s, and is not failed for it', async t => {
-  if (findFaketime() === null) {
-    t.skip('libfaketime is not installed here (Debian package faketime): the harness cannot move a crawler\'s clock')
-    return
-  }
+const NO_FAKETIME = findFaketime() === null ? 'libfaketime is not installed here (Debian package faketime): the harness cannot move a crawler\'s clock' : false
+
+t.test('a crawler that reuses a heuristically fresh copy runs under a clock moved with the site\'s, and is not failed for it', { skip: NO_FAKETIME }, async t => {
   // a crawler with a heuristic cache: a copy younger than a day (by its own clock) is reused without a request
   const crawler = script(`state=$1; url=$2; now=$(date +%s)
 key=$(printf '%s' "$url" | md5sum | cut -c1-8)
