@@ -109,3 +109,33 @@ t.test('the README lists every rule of the catalogue under its concern, and no r
   for (const r of loadRules().values()) byConcern.set(r.concern, [...(byConcern.get(r.concern) ?? []), r.id].sort())
   t.same(Object.fromEntries(listed), Object.fromEntries(byConcern))
 })
+
+t.test('every shipped assertion names the one rule it checks, or is a precondition; every RFC rule quotes its keyword sentence and every profile rule beside RFC text says how it relates', async t => {
+  const rules = loadRules()
+  for (const s of await loadScenarios([SCENARIOS_DIR])) {
+    for (const a of s.assertions) {
+      t.ok(a.basis === 'setup' || (a.rule !== undefined && rules.has(a.rule)), `${s.id}/${a.id} names its rule (${a.rule ?? a.basis})`)
+      if (a.rule !== undefined) t.equal(a.level, rules.get(a.rule)?.level, `${s.id}/${a.id} has its rule's level`)
+    }
+  }
+  for (const r of rules.values()) {
+    if (r.basis === 'profile') {
+      if (r.rfc.length > 0) t.ok((r.versus_rfc ?? '').length > 20, `${r.id} says how it relates to ${r.rfc.join(', ')}`)
+      t.notOk(r.level === 'must' && /SHOULD send|recommends/.test(r.versus_rfc ?? ''), `${r.id}: a profile MUST never stands where the RFC recommends otherwise`)
+    } else {
+      const keyword = r.basis.slice(4).toUpperCase()
+      t.match(r.quote, new RegExp(`\\b${keyword}\\b`), `${r.id} quotes the RFC's ${keyword} sentence`)
+      t.ok(r.rfc.length > 0, `${r.id} names its section`)
+    }
+  }
+})
+
+t.test('an assertion whose level differs from its rule\'s, or an RFC basis at another level, is refused where it is written', async t => {
+  const bad = SCENARIO.replace('    level: must\n', '    level: must\n    rule: conditional-one-validator\n')
+  await t.rejects(parseScenario(bad, '/x/validators/validators-example.yaml'), { code: 'WEBKRAB_ERR_BAD_SCENARIO', message: /level must differs from rule "conditional-one-validator"'s level should/ })
+  const rfc = SCENARIO.replace('    level: must\n', '    level: should\n    basis: rfc-must\n')
+  await t.rejects(parseScenario(rfc, '/x/validators/validators-example.yaml'), { message: /level should under basis rfc-must: an RFC MUST is graded at level must/ })
+  const loose = await parseScenario(SCENARIO.replace('WebKrab rule conditional-sends-stored-validator: ', 'the tag goes back: '), '/x/validators/validators-example.yaml')
+  t.equal(loose.assertions[0].basis, 'profile', 'an assertion citing no rule is a profile check, never an RFC verdict')
+  t.equal(loose.assertions[0].score, 'profile')
+})
