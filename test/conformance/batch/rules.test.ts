@@ -93,7 +93,7 @@ t.test('a catalogue with a rule id used twice, or a rule without a statement, is
   const text = readFileSync(RULES_PATH, 'utf8')
   const twice = text.replace('  - id: conditional-one-validator\n', '  - id: conditional-sends-stored-validator\n')
   t.throws(() => parseRules(twice, 'rules.yaml'), { message: /rules\.yaml:\d+:\d+: rule id "conditional-sends-stored-validator" is used twice/ })
-  const noStatement = 'rules:\n  - id: x\n    concern: y\n    rfc: []\n    why: Because it matters a great deal.\n'
+  const noStatement = 'rules:\n  - id: x\n    concern: y\n    basis: profile\n    level: should\n    rfc: []\n    why: Because it matters a great deal.\n'
   t.throws(() => parseRules(noStatement, 'rules.yaml'), { message: /rules\.yaml:2:5: rules\[0\] is missing the required field "statement"/ })
 })
 
