@@ -223,6 +223,10 @@ export function judgeRobotsAnswer (input: RobotsAnswerInput): RobotsStep {
       lastModified: headers['last-modified'] ?? input.previous.lastModified
     })
   }
+  if (status === 304) {
+    // WebKrab's reading: a 304 with no stored file to confirm carries no rules, so the file could not be read
+    return unreachable(input, status, 'a 304 with no stored file to confirm', headers['retry-after'], options)
+  }
   if (status >= 300 && status < 400) {
     const location = headers.location
     let next: URL | null = null

@@ -42,7 +42,10 @@ export interface RobotsGroup {
   /** Product tokens of its user-agent lines, lower-case; `*` for the catch-all. */
   agents: string[]
   rules: RobotsRule[]
-  /** Not part of RFC 9309 (an "other record", section 2.2.4); the first valid one of the group. */
+  /**
+   * Not part of RFC 9309 (an "other record", section 2.2.4); the longest of the group, the
+   * polite reading when a group's user-agent lines share one (it does not end them).
+   */
   crawlDelay: RobotsCrawlDelay | null
   /** Line of its first user-agent line. */
   line: number
@@ -144,8 +147,8 @@ export function parseRobots (body: Buffer | string, options: { limitBytes?: numb
     // other records (2.2.4) "MUST NOT interfere with the parsing of explicitly defined records"
     if (key === 'crawl-delay') {
       const seconds = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN
-      if (current !== null && Number.isFinite(seconds) && current.crawlDelay === null) current.crawlDelay = { seconds, line, text: quote(content) }
-      else if (!Number.isFinite(seconds)) ignoredLines++
+      if (!Number.isFinite(seconds)) ignoredLines++
+      else if (current !== null && (current.crawlDelay === null || seconds > current.crawlDelay.seconds)) current.crawlDelay = { seconds, line, text: quote(content) }
       return
     }
     if (key === 'sitemap' || key === 'site-map') {

@@ -249,9 +249,13 @@ t.test('at least 500 KiB is parsed and what follows the limit is not (RFC 9309 2
 })
 
 t.test('Crawl-delay is read per group: the crawler\'s own, else the "*" group\'s; merged groups give the longest', async t => {
-  const file = 'User-agent: *\nCrawl-delay: 2\n\nUser-agent: webkrab\nCrawl-delay: 5\nDisallow: /x\n\nUser-agent: webkrab\nCrawl-delay: 7.5\n'
-  t.same(robotsCrawlDelay(parseRobots(file), 'webkrab'), { seconds: 7.5, line: 9, text: 'Crawl-delay: 7.5' })
+  const file = 'User-agent: *\nCrawl-delay: 2\nDisallow: /p\n\nUser-agent: webkrab\nCrawl-delay: 5\nDisallow: /x\n\nUser-agent: webkrab\nCrawl-delay: 7.5\n'
+  t.same(robotsCrawlDelay(parseRobots(file), 'webkrab'), { seconds: 7.5, line: 10, text: 'Crawl-delay: 7.5' })
   t.equal(robotsCrawlDelay(parseRobots(file), 'other')?.seconds, 2)
+  // a Crawl-delay line does not end the group's user-agent lines (2.2.4): the two share it, and its longest delay
+  const shared = parseRobots('User-agent: *\nCrawl-delay: 2\n\nUser-agent: webkrab\nCrawl-delay: 9\n')
+  t.equal(shared.groups.length, 1)
+  t.equal(robotsCrawlDelay(shared, 'other')?.seconds, 9)
   t.equal(robotsCrawlDelay(parseRobots('User-agent: *\nCrawl-delay: soon\n'), 'a'), null)
 })
 
