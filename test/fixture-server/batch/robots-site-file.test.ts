@@ -1,8 +1,12 @@
 import t from 'tap'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildFixtureSite, loadSiteFile, parseSiteYaml } from '../../../fixture-server/index.js'
+import { gunzipSync } from 'node:zlib'
+import { fromRoot } from '../../../common/paths.js'
+import { buildFixtureSite, loadSiteFile, parseSiteYaml, type FixtureSite } from '../../../fixture-server/index.js'
+
+type FixtureApp = FixtureSite['app']
 
 function errorOf (text: string): { code?: string, message: string } {
   try {
@@ -61,4 +65,39 @@ t.test('a bad robots: entry is rejected with file, line, column and the rule it 
     t.equal(e.code, 'WEBKRAB_ERR_BAD_SITE', text)
     t.match(e.message, rule, text)
   }
+})
+
+t.test('the site file of README.md\'s robots.txt section parses and serves what its comments say', async t => {
+  const readme = readFileSync(fromRoot('README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('### robots.txt'), readme.indexOf('### Admin paths'))
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1]
+  if (yaml === undefined) throw new Error('README.md\'s robots.txt section has no site file')
+  const site = buildFixtureSite(parseSiteYaml(yaml, 'README.md robots.txt'))
+  t.teardown(() => site.close())
+  await site.ready()
+  const app = (name: string): FixtureApp => site.apps.get(name) as FixtureApp
+  t.match((await app('main').inject('/robots.txt')).body, /User-agent: otherbot/)
+  t.equal((await app('shop').inject('/robots.txt')).statusCode, 503)
+  t.equal((await app('shop').inject('/robots.txt')).statusCode, 503)
+  const shop = await app('shop').inject({ url: '/robots.txt', headers: { 'accept-encoding': 'gzip' } })
+  t.equal(shop.headers['content-encoding'], 'gzip')
+  const file = gunzipSync(shop.rawPayload)
+  t.same([...file.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'a BOM')
+  t.ok(file.subarray(3).toString().startsWith('User-agent: *\r\nDisallow: /cart/\r\nSitemap'), 'CRLF line ends')
+  t.ok(file.toString().includes(`Sitemap: ${site.originUrl('shop')}/sitemap.xml`), '{origin} filled in')
+  t.equal(file.indexOf('Disallow: /after-limit/'), 500 * 1024, 'the padding ends at 500 KiB')
+  t.equal(shop.headers['cache-control'], 'max-age=3600')
+  const hops: number[] = []
+  let r = await app('moved').inject('/robots.txt')
+  while (r.statusCode === 301 && hops.length < 5) {
+    hops.push(r.statusCode)
+    const location = String(r.headers.location)
+    r = location.startsWith('http') ? await app('shop').inject(location.slice(site.originUrl('shop').length)) : await app('moved').inject(location)
+  }
+  t.same(hops, [301, 301, 301])
+  t.equal(r.statusCode, 200, 'the chain ends at shop\'s robots.txt')
+  const down = await app('down').inject('/robots.txt')
+  t.equal(down.statusCode, 503)
+  t.match(down.body, /^<!doctype html>/)
+  t.ok(typeof down.headers['retry-after'] === 'string' && down.headers['retry-after'].endsWith('GMT'), 'Retry-After as an HTTP-date')
 })
