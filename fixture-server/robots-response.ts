@@ -99,6 +99,22 @@ function sendCut (request: FastifyRequest, reply: FastifyReply, bytes: Buffer, c
   return reply
 }
 
+/**
+ * Files made, per spec object: a setting's spec lives as long as the setting does, so
+ * the cache holds no more than the settings in force (a spec may ask for 16 MiB).
+ */
+const FILES = new WeakMap<RobotsSpec, { url: string, bytes: Buffer, etag: string }>()
+
+function fileOf (spec: RobotsSpec, url: string): { bytes: Buffer, etag: string } {
+  const known = FILES.get(spec)
+  // the origin's URL is a placeholder until the site listens
+  if (known !== undefined && known.url === url) return known
+  const bytes = robotsFileBytes(spec, url)
+  const file = { url, bytes, etag: `"${contentHash(bytes)}"` }
+  FILES.set(spec, file)
+  return file
+}
+
 export interface RobotsAnswerContext {
   /** The path this answer is served at (for the next hop of a redirect chain). */
   path: string
@@ -129,19 +145,17 @@ export function sendRobots (ctx: OriginContext, request: FastifyRequest, reply: 
       const location = last
         ? `${origin !== undefined ? state.originUrl(origin) : ''}${to ?? '/robots.txt'}`
         : `${at.path}?hop=${remaining - 1}`
-      if (spec.retryAfter !== undefined) reply.header('retry-after', String(spec.retryAfter))
+      if (spec.retryAfter !== undefined) {
+        const value = retryAfterValue(parseRetryAfterSpec(String(spec.retryAfter)), originNow(ctx))
+        if (value !== null) reply.header('retry-after', value)
+      }
       return reply.code(spec.redirect.status ?? 302).header('location', location).type('text/plain; charset=utf-8').send(`Moved to ${location}\n`)
     }
   }
   const status = spec.status ?? 200
   if (status < 200 || status >= 300) return sendError(ctx, reply, status, spec)
 
-  const url = state.originUrl(ctx.name)
-  const key = `robots ${url} ${JSON.stringify(spec)}`
-  const file = state.memo(key, () => {
-    const bytes = robotsFileBytes(spec, url)
-    return { bytes, etag: `"${contentHash(bytes)}"` }
-  })
+  const file = fileOf(spec, state.originUrl(ctx.name))
   const contentType = spec.contentType ?? 'text/plain; charset=utf-8'
   if (spec.fault === 'stall' || spec.fault === 'reset') return sendCut(request, reply, file.bytes, contentType, spec.fault)
   return sendRepresentation(ctx, request, reply, {

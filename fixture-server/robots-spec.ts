@@ -64,14 +64,22 @@ export const MAX_ROBOTS_BYTES = 16 * 1024 * 1024
 /** Up to 20 redirects: enough to exceed RFC 9309's five by a margin. */
 export const MAX_ROBOTS_HOPS = 20
 
-/** A setting with its variant folded in: the spec that is served. */
+const RESOLVED = new WeakMap<RobotsSpec, RobotsSpec>()
+
+/**
+ * A setting with its variant folded in: the spec that is served. The same setting gives
+ * the same object, so what is made from it (the file's bytes) is made once.
+ */
 export function resolveRobots (setting: RobotsSetting): RobotsSpec {
-  const spec: RobotsSpec = typeof setting === 'string' ? { variant: setting } : setting
-  if (spec.variant === undefined) return spec
-  const base = ROBOTS_VARIANTS.get(spec.variant)
-  if (base === undefined) return spec
-  const { variant: _, ...overrides } = spec
-  return { ...base.spec, ...overrides }
+  if (typeof setting === 'string') return ROBOTS_VARIANTS.get(setting)?.spec ?? {}
+  if (setting.variant === undefined) return setting
+  const known = RESOLVED.get(setting)
+  if (known !== undefined) return known
+  const base = ROBOTS_VARIANTS.get(setting.variant)
+  const { variant: _, ...overrides } = setting
+  const resolved = { ...base?.spec, ...overrides }
+  RESOLVED.set(setting, resolved)
+  return resolved
 }
 
 export interface RobotsProblem {

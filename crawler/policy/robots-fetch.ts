@@ -136,6 +136,12 @@ function lifetimeOf (headers: Readonly<Record<string, string>>, serverNowMs: num
     said = expires === null ? 0 : Math.max(0, expires - (date ?? serverNowMs))
     header = `Expires: ${headers.expires}`
   }
+  // RFC 9111 4.2.3: the Age a cache upstream added is time already spent of the lifetime
+  const age = /^\d+$/.test(headers.age ?? '') ? Number(headers.age) * 1000 : 0
+  if (said !== null && age > 0) {
+    said = Math.max(0, said - age)
+    header = `${header ?? ''}, Age: ${headers.age ?? ''}`
+  }
   if (said === null) return { ms: options.maxLifetimeMs, header: null, why: `kept for ${formatDuration(options.maxLifetimeMs)}, the most RFC 9309 section 2.4 allows` }
   if (said > options.maxLifetimeMs) return { ms: options.maxLifetimeMs, header, why: `${header} is cut to ${formatDuration(options.maxLifetimeMs)}: "Crawlers SHOULD NOT use the cached version for more than 24 hours" (RFC 9309 section 2.4)` }
   if (said < options.minLifetimeMs) return { ms: options.minLifetimeMs, header, why: `${header} would have it read before every request; kept ${formatDuration(options.minLifetimeMs)} (WebKrab's floor)` }
@@ -160,7 +166,14 @@ function describeChain (chain: readonly string[]): string {
   return chain.length > 1 ? ` (after ${chain.length - 1} redirect${chain.length > 2 ? 's' : ''}, from ${chain[0]})` : ''
 }
 
-/** An unreachable answer: complete disallow until a backed-off (or Retry-After) time. */
+/**
+ * An unreachable answer: complete disallow until a backed-off (or Retry-After) time.
+ * A copy read before is not used meanwhile. RFC 9309 would allow it (2.4: "unless the
+ * robots.txt file is unreachable"; 2.3.1.4, after a long outage: "crawlers MAY assume
+ * that the robots.txt file is unavailable ... or continue to use a cached copy"), but
+ * WebKrab keeps to 2.3.1.4's MUST for as long as the file is unreachable: the stricter
+ * reading, so an outage never widens what is crawled.
+ */
 function unreachable (input: RobotsAnswerInput, status: number | null, what: string, retryAfterRaw: string | undefined, options: RobotsFetchOptions): RobotsStep {
   const failures = (input.previous?.access === 'disallow-all' ? input.previous.failures : 0) + 1
   const backoff = backoffDelay(failures, input.random, options.backoff)

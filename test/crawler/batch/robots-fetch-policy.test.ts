@@ -30,6 +30,7 @@ t.test('each answer to robots.txt gives the access and the time to read it again
   const rows: Array<{ name: string, answer: RobotsAnswer, access: RobotsRecord['access'], againIn: number, reason: RegExp, header?: string | null }> = [
     { name: '200, no cache control', answer: answer(200, {}, FILE), access: 'rules', againIn: DAY, reason: /most RFC 9309 section 2\.4 allows/, header: null },
     { name: '200, max-age an hour', answer: answer(200, { 'cache-control': 'max-age=3600' }, FILE), access: 'rules', againIn: HOUR, reason: /as Cache-Control: max-age=3600 says/, header: 'Cache-Control: max-age=3600' },
+    { name: '200, max-age an hour, 10 minutes of it spent upstream (Age)', answer: answer(200, { 'cache-control': 'max-age=3600', age: '600' }, FILE), access: 'rules', againIn: 50 * 60 * SECOND, reason: /kept for 50m/, header: 'Cache-Control: max-age=3600, Age: 600' },
     { name: '200, max-age a week: cut to 24 hours', answer: answer(200, { 'cache-control': 'max-age=604800' }, FILE), access: 'rules', againIn: DAY, reason: /SHOULD NOT use the cached version for more than 24 hours/ },
     { name: '200, no-cache: WebKrab\'s floor', answer: answer(200, { 'cache-control': 'no-cache' }, FILE), access: 'rules', againIn: 60 * SECOND, reason: /WebKrab's floor/ },
     { name: '200, no-store: WebKrab\'s floor', answer: answer(200, { 'cache-control': 'no-store' }, FILE), access: 'rules', againIn: 60 * SECOND, reason: /WebKrab's floor/ },

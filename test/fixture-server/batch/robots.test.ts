@@ -161,6 +161,18 @@ t.test('redirect-5 gives five redirects then the file, redirect-6 six, each hop 
   t.equal((await s.app.inject('/robots/redirect/2?status=200')).statusCode, 400)
 })
 
+t.test('a redirect with retryAfter carries Retry-After as seconds or as an HTTP-date after Date', async t => {
+  const s = await site(t, { origins: [{ name: 'main', robots: { variant: 'redirect-5', retryAfter: 'date:+5' } }, { name: 'cdn', robots: { redirect: { hops: 2, to: '/elsewhere' }, retryAfter: 7 } }] })
+  const r = await s.app.inject('/robots.txt')
+  t.equal((parseHttpDate(String(r.headers['retry-after'])) ?? 0) - (parseHttpDate(String(r.headers.date)) ?? 0), 5000)
+  const cdn = s.apps.get('cdn')
+  const first = await cdn?.inject('/robots.txt')
+  t.equal(first?.headers['retry-after'], '7')
+  t.equal(first?.headers.location, '/robots.txt?hop=1')
+  t.equal((await cdn?.inject('/robots.txt?hop=1'))?.headers.location, '/elsewhere', 'the last hop goes to `to` on the same origin')
+  t.equal((await cdn?.inject('/robots.txt?hop=99'))?.statusCode, 400)
+})
+
 t.test('a robots.txt can redirect to another origin, whose answer ends the chain', async t => {
   const s = await site(t, { origins: [{ name: 'main', robots: { redirect: { origin: 'cdn', status: 301 } } }, { name: 'cdn', robots: 'disallow-all' }] })
   const { statuses, last, urls } = await follow(s, '/robots.txt')
