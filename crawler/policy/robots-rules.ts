@@ -11,7 +11,10 @@ import { normaliseRobotsPattern } from './robots-path.js'
  * Sitemap line between two user-agent lines splits their group (section 2.2.4: "a
  * "Sitemaps" record MUST NOT terminate a group"); `/robots.txt` is not implicitly
  * allowed. It also has no parsing limit, and the report needs each rule's line and
- * text, which its API does not give.
+ * text, which its API does not give. `robots-txt-parser` (npm, 2.0.3) misses more: its
+ * patterns match anywhere in the path, not from its first octet; of two user-agent
+ * lines in a row only the last keeps the group; two groups for one token replace
+ * rather than merge.
  */
 
 /** RFC 9309 section 2.5: "The parsing limit MUST be at least 500 kibibytes". */

@@ -159,6 +159,11 @@ t.test('octets outside ASCII are compared percent-encoded, raw or encoded alike 
   table(t, 'User-agent: *\nDisallow: /foo/bar/%E3%83%84\n', [['a', '/foo/bar/ツ', false], ['a', '/foo/bar/%E3%83%85', true]])
 })
 
+t.test('a character outside the Basic Multilingual Plane is compared as its four UTF-8 octets', async t => {
+  // U+1F980 (crab) is F0 9F A6 80
+  table(t, 'User-agent: *\nDisallow: /\u{1F980}/\n', [['a', '/%F0%9F%A6%80/x', false], ['a', '/\u{1F980}/x', false], ['a', '/%F0%9F%A6%81/x', true]])
+})
+
 t.test('a percent-encoded unreserved octet is compared unencoded, in the URI and in the rule (RFC 9309 Figure 4)', async t => {
   table(t, 'User-agent: *\nDisallow: /foo/bar/baz\n', [['a', '/foo/bar/%62%61%7A', false]])
   table(t, 'User-agent: *\nDisallow: /%7Ejoe/\nDisallow: /~ann/\n', [['a', '/~joe/x', false], ['a', '/%7Eann/x', false], ['a', '/%7eann/x', false]])
