@@ -45,7 +45,7 @@ function normalise (text: string, literal: RegExp | null): string {
       i += 2
       continue
     }
-    const code = c.codePointAt(0) ?? 0
+    const code = text.codePointAt(i) ?? 0
     if (code > 0xffff) {
       // a character outside the BMP is two UTF-16 units: encode the pair together
       out += encodeOctets(String.fromCodePoint(code))
