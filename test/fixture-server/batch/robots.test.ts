@@ -1,7 +1,6 @@
 import t from 'tap'
 import { gunzipSync } from 'node:zlib'
-import { buildFixtureSite, parseHttpDate, type FixtureSite, type SiteDefinition } from '../../../fixture-server/index.js'
-import { ROBOTS_VARIANTS } from '../../../fixture-server/robots-variants.js'
+import { buildFixtureSite, parseHttpDate, ROBOTS_VARIANTS, type FixtureSite, type SiteDefinition } from '../../../fixture-server/index.js'
 
 const post = (body: unknown): { method: 'POST', headers: Record<string, string>, payload: string } =>
   ({ method: 'POST', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) })
