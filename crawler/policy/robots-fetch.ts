@@ -7,7 +7,7 @@ import { parseRobots, type RobotsRules } from './robots-rules.js'
 
 /**
  * How the crawler reads an origin's robots.txt and what the answer means, as RFC 9309
- * section 2.3 and 2.4 say (/work/rfc/rfc9309.txt). Pure: every function takes the
+ * section 2.3 and 2.4 say. Pure: every function takes the
  * server's time (its Date, as the caller estimates it) and returns its decision with
  * the reason; nothing here fetches, sleeps or reads a clock.
  *

@@ -1,6 +1,6 @@
 /**
  * Paths and patterns made comparable, and a pattern matched against a path, as RFC
- * 9309 section 2.2.2 and 2.2.3 say (/work/rfc/rfc9309.txt).
+ * 9309 section 2.2.2 and 2.2.3 say.
  *
  * "Octets in the URI and robots.txt paths outside the range of the ASCII coded
  * character set, and those in the reserved range defined by [RFC3986], MUST be

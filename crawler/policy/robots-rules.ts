@@ -1,7 +1,7 @@
 import { normaliseRobotsPattern } from './robots-path.js'
 
 /**
- * robots.txt parsed as RFC 9309 section 2 defines it (/work/rfc/rfc9309.txt).
+ * robots.txt parsed as RFC 9309 section 2 defines it.
  *
  * Written here rather than taken from `robots-parser` (npm, 3.0.1), which was checked
  * against the RFC's text and examples first and misses four of its rules: an empty
