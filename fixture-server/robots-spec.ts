@@ -39,7 +39,7 @@ export interface RobotsSpec {
   /** timeout: never answers; stall: half the file, then silence; reset: half the file, then a TCP reset. */
   fault?: RobotsFault
   headers?: Record<string, string>
-  /** Answers in order before the normal one (per client state: /_webkrab/reset starts them again). */
+  /** Answers in order before the normal one, counted per origin and path; /_webkrab/reset starts them again. */
   sequence?: RobotsStep[]
 }
 

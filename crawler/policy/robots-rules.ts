@@ -158,6 +158,7 @@ export function parseRobots (body: Buffer | string, options: { limitBytes?: numb
       if (value !== '' && sitemaps.length < MAX_SITEMAPS) sitemaps.push(quote(value))
       return
     }
+    // a misspelt rule (Disalow) is not read as one: 2.2.4's leniency is for other records
     ignoredLines++
   })
   return { groups, sitemaps, parsedBytes: Math.min(bytes.length, limit), totalBytes: bytes.length, truncated, ignoredLines }

@@ -243,7 +243,7 @@ t.test('a conditional request for an unchanged robots.txt gets a 304', async t =
   t.equal(again.rawPayload.length, 0)
 })
 
-t.test('outage-then-ok answers 503 twice per client, then the file; a reset starts it again', async t => {
+t.test('outage-then-ok answers 503 to the first two requests, then the file; a reset starts it again', async t => {
   const s = await site(t, { robots: 'outage-then-ok' })
   const statuses = async (): Promise<number[]> => { const out: number[] = []; for (let i = 0; i < 3; i++) out.push((await s.app.inject('/robots.txt')).statusCode); return out }
   t.same(await statuses(), [503, 503, 200])
