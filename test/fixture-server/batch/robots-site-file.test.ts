@@ -67,6 +67,12 @@ t.test('a bad robots: entry is rejected with file, line, column and the rule it 
   }
 })
 
+t.test('robots: belongs to an origin or the single-origin site, nowhere else', async t => {
+  t.match(errorOf('routes:\n  - path: /a\n    robots: basic\n').message, /site\.yaml:3:5: \/routes\/0 has an unknown property "robots"/)
+  t.match(errorOf('routes:\n  - path: /a\n    sequence: [{ status: 503, robots: basic }]\n').message, /has an unknown property "robots"/)
+  t.match(errorOf('routes:\n  - path: /a\n    redirect: { to: /b, robots: basic }\n').message, /has an unknown property "robots"/)
+})
+
 t.test('the site file of README.md\'s robots.txt section parses and serves what its comments say', async t => {
   const readme = readFileSync(fromRoot('README.md'), 'utf8')
   const section = readme.slice(readme.indexOf('### robots.txt'), readme.indexOf('### Admin paths'))
