@@ -12,6 +12,7 @@ import { faultsPlugin } from './plugins/faults.js'
 import { hostilePlugin } from './plugins/hostile.js'
 import { indexPlugin } from './plugins/index-page.js'
 import { redirectsPlugin } from './plugins/redirects.js'
+import { robotsPlugin } from './plugins/robots.js'
 import { siteRoutesPlugin } from './plugins/site-routes.js'
 import { statusPlugin } from './plugins/status.js'
 import { validatorsPlugin } from './plugins/validators.js'
@@ -111,6 +112,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
         void app.register(plugin, { ctx })
       }
     }
+    void app.register(robotsPlugin, { ctx, setting: origin.robots, catalogue: origin.catalogue === true, ownRoute: routes.some(r => r.path === '/robots.txt') })
     if (routes.length > 0) void app.register(siteRoutesPlugin, { ctx, routes })
     apps.set(origin.name, app)
   }

@@ -1,3 +1,5 @@
+import { ROBOTS_CATALOGUE } from './robots-variants.js'
+
 /** The built-in catalogue, as the index page at / lists it. */
 export interface CatalogueEntry {
   /** A link that works as is. */
@@ -57,7 +59,10 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   { href: '/hostile/etag/unquoted', path: '/hostile/etag/unquoted', text: 'an ETag without its quotes (not an entity-tag); honest Last-Modified' },
   { href: '/hostile/etag/hundred', path: '/hostile/etag/hundred', text: 'a hundred entity tags in one ETag field; honest Last-Modified' },
   { href: '/hostile/date/missing', path: '/hostile/date/missing|garbage|year-1900|year-9999', text: 'a response without Date, with a garbage Date, or one in the year 1900 or 9999' },
+  ...ROBOTS_CATALOGUE,
   { href: '/_webkrab/journal', path: '/_webkrab/journal?since=SEQ', text: 'the request journal as JSON; /_webkrab/journal.ndjson streams it' },
   { href: '/_webkrab/clock', path: '/_webkrab/clock', text: 'site time; POST {"advance":"1d"} or {"set":ISO} moves it' },
-  { href: '/_webkrab/reset', path: '/_webkrab/reset', text: 'POST: empty the journal and per-client state' }
+  { href: '/_webkrab/reset', path: '/_webkrab/reset', text: 'POST: empty the journal and per-client state' },
+  { href: '/_webkrab/robots', path: '/_webkrab/robots', text: 'each origin\'s robots.txt setting; POST {"robots": NAME|{...}|null, "origin": NAME} changes one' },
+  { href: '/_webkrab/catalogue', path: '/_webkrab/catalogue', text: 'this catalogue as JSON: path, parameters, one-line behaviour' }
 ]

@@ -11,3 +11,5 @@ export { periodicVersion, listedVersion, PoissonSchedule, type ScheduleVersion }
 export { negotiateEncoding, CONTENT_CODINGS, type ContentCoding } from './representation.js'
 export { chooseLanguage } from './plugins/vary.js'
 export { loadSiteFile, parseSiteYaml, checkSiteDefinition } from './site-file.js'
+export { ROBOTS_VARIANTS, ROBOTS_CATALOGUE, PARSING_LIMIT_BYTES, type RobotsVariant } from './robots-variants.js'
+export { resolveRobots, type RobotsSpec, type RobotsSetting, type RobotsStep, type RobotsFault, type RobotsLineEnds } from './robots-spec.js'

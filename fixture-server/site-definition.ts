@@ -1,4 +1,5 @@
 import type { ContentCoding } from './representation.js'
+import type { RobotsSetting } from './robots-spec.js'
 import type { ChangeKind } from './site-state.js'
 
 /** A duration as `1d`, `30s`, `500ms` (a leading `-` for skew), or milliseconds. */
@@ -23,6 +24,8 @@ export interface SiteDefinition {
   catalogue?: boolean
   /** Single-origin shorthand: the routes of "main". */
   routes?: RouteDefinition[]
+  /** Single-origin shorthand: the robots.txt of "main". */
+  robots?: RobotsSetting
 }
 
 export interface OriginDefinition {
@@ -35,6 +38,8 @@ export interface OriginDefinition {
   /** Also serve the built-in catalogue on this origin. */
   catalogue?: boolean
   routes?: RouteDefinition[]
+  /** What /robots.txt answers: a robots variant's name or a spec (robots-spec.ts); default a 404. */
+  robots?: RobotsSetting
   /**
    * `hang`: the origin listens but never accepts a connection, so a client's connect
    * waits until its own connect timeout (hanging-listener.ts). It serves nothing, and
@@ -121,5 +126,5 @@ export const BUILT_IN_SITE: SiteDefinition = Object.freeze({
 /** The origins of a definition, main first, with the single-origin shorthand expanded. */
 export function originsOf (site: SiteDefinition): OriginDefinition[] {
   if (site.origins !== undefined && site.origins.length > 0) return site.origins
-  return [{ name: 'main', catalogue: site.catalogue ?? false, routes: site.routes ?? [] }]
+  return [{ name: 'main', catalogue: site.catalogue ?? false, routes: site.routes ?? [], ...(site.robots !== undefined ? { robots: site.robots } : {}) }]
 }

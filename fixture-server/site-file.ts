@@ -7,6 +7,7 @@ import { parseYamlDocument } from '../common/yaml-tags.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
+import { robotsProblems } from './robots-spec.js'
 import { originsOf, type SiteDefinition } from './site-definition.js'
 import { pointerSegments, positionOf } from './yaml-positions.js'
 
@@ -89,8 +90,8 @@ class SiteChecker {
  * that exist, dates and durations that parse.
  */
 function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
-  if (site.origins !== undefined && (site.routes !== undefined || site.catalogue !== undefined)) {
-    check.fail([], 'give either "origins", or "routes" and "catalogue" for a single origin, not both', site.routes !== undefined ? 'routes' : 'catalogue')
+  if (site.origins !== undefined && (site.routes !== undefined || site.catalogue !== undefined || site.robots !== undefined)) {
+    check.fail([], 'give either "origins", or "routes", "catalogue" and "robots" for a single origin, not both', site.routes !== undefined ? 'routes' : site.catalogue !== undefined ? 'catalogue' : 'robots')
   }
   if (site.clock?.start !== undefined && !Number.isFinite(typeof site.clock.start === 'number' ? site.clock.start : Date.parse(site.clock.start))) {
     check.fail(['clock', 'start'], '/clock/start is not an ISO date or epoch milliseconds')
@@ -107,6 +108,14 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
     }
     names.add(origin.name)
     check.duration(origin.skew, [...at, 'skew'], true)
+  })
+  origins.forEach((origin, i) => {
+    if (origin.robots === undefined) return
+    const at = [...(site.origins !== undefined ? [...base, i] : []), 'robots']
+    if (origin.connect === 'hang') check.fail(at, `origin "${origin.name}" never accepts a connection (connect: hang), so it serves no robots.txt: drop its robots`)
+    if ((origin.routes ?? []).some(r => r.path === '/robots.txt')) check.fail(at, `origin "${origin.name}" has a route for /robots.txt and a robots setting: keep one`)
+    const problem = robotsProblems(origin.robots, origins.map(o => o.name))[0]
+    if (problem !== undefined) check.fail([...at, ...problem.path], problem.rule)
   })
   origins.forEach((origin, i) => {
     const at = site.origins !== undefined ? [...base, i] : []

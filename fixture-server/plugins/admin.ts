@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Readable } from 'node:stream'
 import { errors, isWebkrabError } from '../../common/errors.js'
+import { CATALOGUE } from '../catalogue.js'
 import type { JournalEntry } from '../journal.js'
 import { badParam, intParam, type Query } from '../query-params.js'
-import { CHANGE_KINDS, type ChangeKind, type OriginContext } from '../site-state.js'
+import { CHANGE_KINDS, type ChangeKind, type OriginContext, type SiteState } from '../site-state.js'
 
 export interface AdminHooks {
   /** Applies a content change; throws a bad-param error for an unknown origin. */
@@ -19,6 +20,12 @@ function body (request: FastifyRequest): Record<string, unknown> {
   return b as Record<string, unknown>
 }
 
+/** The query parameter names of a catalogue path as written in docs: `/x?a=N&b=M` -> a, b. */
+function parametersOf (usage: string): string[] {
+  const q = usage.indexOf('?')
+  return q === -1 ? [] : usage.slice(q + 1).split('&').map(p => p.split('=')[0])
+}
+
 function ndjson (entries: JournalEntry[]): Readable {
   let i = 0
   return new Readable({
@@ -27,6 +34,18 @@ function ndjson (entries: JournalEntry[]): Readable {
       else this.push(`${JSON.stringify(entries[i++])}\n`)
     }
   })
+}
+
+/** The admin token check, for every /_webkrab/ route (a 403 without the site's token, when it has one). */
+export function checkAdminToken (state: SiteState): (request: FastifyRequest, reply: FastifyReply, done: () => void) => void {
+  return (request, reply, done) => {
+    if (state.token !== undefined && request.headers['x-webkrab-token'] !== state.token) {
+      const err = errors.WEBKRAB_ERR_FORBIDDEN('send it in the x-webkrab-token header')
+      void reply.code(403).type('application/json').send(JSON.stringify({ error: err.code, message: err.message }))
+      return
+    }
+    done()
+  }
 }
 
 /**
@@ -39,14 +58,7 @@ export async function adminPlugin (app: FastifyInstance, opts: { ctx: OriginCont
   const { state } = ctx
   const { journal, clock } = state
 
-  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (state.token !== undefined && request.headers['x-webkrab-token'] !== state.token) {
-      const err = errors.WEBKRAB_ERR_FORBIDDEN('send it in the x-webkrab-token header')
-      void reply.code(403).type('application/json').send(JSON.stringify({ error: err.code, message: err.message }))
-      return
-    }
-    done()
-  })
+  app.addHook('onRequest', checkAdminToken(state))
 
   app.get('/_webkrab/journal', async (request) => {
     const since = intParam(request.query as Query, 'since', { default: 0 })
@@ -97,6 +109,11 @@ export async function adminPlugin (app: FastifyInstance, opts: { ctx: OriginCont
     hooks.reset()
     return { reset: true, nextSeq: journal.nextSeq }
   })
+
+  // the catalogue as the index page lists it: the path as written in docs, its query parameters, what it does
+  app.get('/_webkrab/catalogue', async () => ({
+    entries: CATALOGUE.map(e => ({ path: e.path.split('?')[0], href: e.href, usage: e.path, parameters: parametersOf(e.path), text: e.text }))
+  }))
 
   app.get('/_webkrab/origins', async () => ({ origins: state.originNames.map(name => ({ name, url: state.originUrl(name) })) }))
 }
