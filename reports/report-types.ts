@@ -249,7 +249,7 @@ export interface Exchange {
 
 export interface FetchReport {
   schema: typeof REPORT_SCHEMA
-  generator: { name: 'webkrab', version: string }
+  generator: { name: string, version: string }
   run: RunSummary
   requests: RequestCounts
   bytes: ByteCounts
