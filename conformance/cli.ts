@@ -5,7 +5,8 @@ import { errors } from '../common/errors.js'
 import type { ProgressStream } from '../common/progress.js'
 import { resolveCrawler } from './adapters/load-adapter.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
-import { compareResults, loadResults, renderCompareHtml, renderCompareText } from './reporters/compare.js'
+import { compareResults, loadResults, renderCompareText } from './reporters/compare.js'
+import { renderScorecardHtml, renderScorecardText } from './reporters/scorecard.js'
 import { PROFILE_MODES, type ProfileMode } from './grade-scenario.js'
 import { mergeResults, parseShard, shardOf } from './shards.js'
 import { untoldWarnings } from './untold.js'
@@ -44,6 +45,10 @@ export interface ConformanceOptions {
   merge?: string[]
   /** Scenarios may name hosts other than their own sites (absolute URLs). */
   allowExternalUrls?: boolean
+  /** Grade every shipped crawler that is installed and render the scorecard (`npm run scorecard`). */
+  scorecard?: boolean
+  /** With --scorecard: only these crawlers. */
+  only?: string[]
 }
 
 /**
@@ -93,17 +98,24 @@ export interface ConformanceIo {
   env?: NodeJS.ProcessEnv
 }
 
-/** `--compare`: line up earlier results of several crawlers, scenario by scenario. */
+/**
+ * `--compare`: the crawler scorecard from earlier results of several crawlers:
+ * totals per crawler for the three scores, then scenario by scenario. With --out:
+ * index.html (the scorecard page, self-contained), comparison.html (the same) and
+ * comparison.txt.
+ */
 export function runCompare (files: string[], out: string | undefined, io: ConformanceIo): number {
-  const cmp = compareResults(loadResults(files))
-  const text = renderCompareText(cmp)
+  const results = loadResults(files)
+  const text = renderScorecardText(results) + '\n' + renderCompareText(compareResults(results))
   io.stdout.write(text)
   if (out !== undefined) {
     const dir = resolve(out)
-    mkdirSync(dir, { recursive: true })
+    checkWritableFolder(dir, '--out')
+    const page = renderScorecardHtml(results)
     writeFileSync(join(dir, 'comparison.txt'), text)
-    writeFileSync(join(dir, 'comparison.html'), renderCompareHtml(cmp))
-    io.stderr.write(`webkrab conformance: wrote ${join(dir, 'comparison.txt')}, ${join(dir, 'comparison.html')}\n`)
+    writeFileSync(join(dir, 'index.html'), page)
+    writeFileSync(join(dir, 'comparison.html'), page)
+    io.stderr.write(`webkrab conformance: wrote ${join(dir, 'index.html')}, ${join(dir, 'comparison.html')}, ${join(dir, 'comparison.txt')}\n`)
   }
   return 0
 }
@@ -111,6 +123,10 @@ export function runCompare (files: string[], out: string | undefined, io: Confor
 /** The command's work, callable from tests: load, run, report; resolves to the exit code. */
 export async function runConformance (options: ConformanceOptions, io: ConformanceIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   if (options.compare !== undefined && options.compare.length > 0) return runCompare(options.compare, options.out, io)
+  if (options.scorecard === true) {
+    const { runScorecard } = await import('./run-scorecard.js')
+    return await runScorecard({ out: resolve(options.out ?? join('reports', 'out', 'scorecard')), ...(options.only !== undefined ? { only: options.only } : {}), ...(options.jobs !== undefined ? { jobs: options.jobs } : {}) }, io)
+  }
   if (options.merge !== undefined && options.merge.length > 0) return emit(mergeResults(loadResults(options.merge, '--merge')), options, io)
   const jobs = options.jobs ?? defaultJobs()
   if (!Number.isSafeInteger(jobs) || jobs < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--jobs must be a positive integer, not ${String(options.jobs)}`)
@@ -189,6 +205,8 @@ export function registerConformance (program: Command): void {
     .option('--name <name>', 'the crawler\'s name on the scorecard (for a command: crawler)')
     .option('--shard <i/n>', 'run only the i-th of n deterministic shares of the scenarios (for a CI matrix; join the results with --merge)')
     .option('--merge <results...>', 'run nothing: join the results.json files of shards into one result and scorecard')
+    .option('--scorecard', 'grade every shipped crawler that is installed (conformance/adapters/), write conformance/results/<name>.json and the scorecard page (--out, default reports/out/scorecard)')
+    .option('--only <names...>', 'with --scorecard: only these crawlers')
     .option('--allow-external-urls', 'let scenarios name hosts other than their own fixture sites (absolute URLs); off by default, since a scenario is someone else\'s file')
     .action(async (opts: ConformanceOptions) => {
       const code = await runConformance(opts)
