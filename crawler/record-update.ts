@@ -203,7 +203,7 @@ export type NotModifiedUpdate =
  */
 export function updateFromNotModified (input: NotModifiedInput): NotModifiedUpdate {
   const { record, headers } = input
-  const verdict = judgeNotModified(input.sent, { etag: record.etag, lastModified: record.lastModified, vary: record.responseHeaders.vary ?? null, date: record.responseHeaders.date ?? null }, headers, input.serverNowMs)
+  const verdict = judgeNotModified(input.sent, { etag: record.etag, lastModified: record.lastModified, vary: record.responseHeaders.vary ?? null, date: record.responseHeaders.date ?? null, etagChurning: record.etagChurning }, headers, input.serverNowMs)
   if (!verdict.matches) return verdict
   const atMs = responseTime(headers, input.serverNowMs)
   const merged = headersToKeep(input.retain, mergeNotModifiedHeaders(record.responseHeaders, headers))
