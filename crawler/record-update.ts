@@ -68,6 +68,15 @@ export function responseTime (headers: Readonly<Record<string, string>>, serverN
   return date ?? serverNowMs
 }
 
+/**
+ * Whether a full response's body is kept: a storable response not marked no-store,
+ * under `--retain body`. The one rule: the run asks it at the response head (to
+ * stream the body to the store or not) and updateFromFullResponse at its end.
+ */
+export function keepsBody (storability: Storability, retain: Retain): boolean {
+  return storability.storable && !storability.noStore && retain === 'body'
+}
+
 export interface FullResponseInput {
   url: string
   status: number
@@ -96,9 +105,8 @@ export interface FullResponseUpdate {
 }
 
 /**
- * A full response (2xx with its body) replaces the body and both validators
- * (issue 3, point 3); whether the content changed is judged by its digests
- * (point 4). With no-store nothing of the response is kept but its digests (to
+ * A full response (2xx with its body) replaces the body and both validators;
+ * whether the content changed is judged by its digests. With no-store nothing of the response is kept but its digests (to
  * judge change next time) and the fact that it said no-store.
  */
 export function updateFromFullResponse (input: FullResponseInput): FullResponseUpdate {
@@ -118,7 +126,7 @@ export function updateFromFullResponse (input: FullResponseInput): FullResponseU
   })
   const vary = parseVary(headers.vary)
   const noStore = storability.noStore
-  const keepBody = !noStore && storability.storable && input.retain === 'body'
+  const keepBody = keepsBody(storability, input.retain)
   let outcome: Outcome
   let reason: string
   if (noStore) {
