@@ -82,7 +82,7 @@ export const DEFAULT_ACCEPT_ENCODING = 'gzip, deflate, br'
 
 /**
  * Headers the operator may not set: the crawler owns conditionals, framing and
- * connection management, and it never sends credentials (issue 8, point 5).
+ * connection management, and it never sends credentials.
  */
 const RESERVED_HEADERS: Record<string, string> = {
   'if-none-match': 'the crawler chooses its own conditional headers',

@@ -8,7 +8,7 @@ import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './
 import { Fetcher, type FetchResult } from './fetch.js'
 import { OriginClocks } from './origin-clocks.js'
 import { judgeStorability } from './policy/cache.js'
-import { mayStartRequest, type BudgetName } from './policy/budgets.js'
+import { budgetStop, isRunBudget, mayStartRequest, type BudgetName, type RunBudget } from './policy/budgets.js'
 import { startTally, type TimeoutTally } from './policy/timeouts.js'
 import { decideVisit } from './policy/visit.js'
 import { DEFAULT_LONGEST_WAIT_MS, type OriginDeferral } from './policy/retry.js'
@@ -136,7 +136,7 @@ class CrawlRun {
       options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget }
     })
     const onAbort = (): void => {
-      this.stopRun('interrupted', 'the run was interrupted', null)
+      this.stopRun('the run was interrupted', 'interrupted')
       this.scheduler?.stop('the run was interrupted', { abort: true })
     }
     if (opts.signal?.aborted === true) onAbort()
@@ -174,7 +174,7 @@ class CrawlRun {
         if (this.stop?.stoppedBy === 'interrupted') return this.stop.reason
         const check = mayStartRequest(this.usage, this.opts.budgets, this.clock.now())
         if (check.ok) return null
-        this.stopRun(check.stoppedBy ?? 'completed', check.reason, check.budget)
+        if (isRunBudget(check.budget)) this.stopRun(check.reason, check.budget)
         return check.reason
       }
     })
@@ -184,7 +184,7 @@ class CrawlRun {
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of tasks) this.prepare(task, scheduler)
     const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
-    if (result.stoppedBy === 'deadline') this.stopRun('budget:duration', `the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
+    if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
     for (const left of result.leftover) this.finishLeftover(left)
   }
 
@@ -376,7 +376,7 @@ class CrawlRun {
         this.tallies.set(origin, step.tally)
         return
       case 'stop-run':
-        this.stopRun(step.stoppedBy, step.reason, step.budget)
+        this.stopRun(step.reason, step.budget)
         if (step.halt) scheduler.stop(step.reason)
         return
       default: {
@@ -466,8 +466,10 @@ class CrawlRun {
     this.finish(task, { outcome: 'incomplete', reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested }, budget)
   }
 
-  private stopRun (stoppedBy: StoppedBy, reason: string, budget: BudgetName | null): void {
-    if (this.stop === null) this.stop = { stoppedBy, reason, budget }
+  /** Stops the run for a run budget, or (`interrupted`) for the operator; the first stop is the one reported. */
+  private stopRun (reason: string, by: RunBudget | 'interrupted'): void {
+    if (this.stop !== null) return
+    this.stop = by === 'interrupted' ? { stoppedBy: 'interrupted', reason, budget: null } : { stoppedBy: budgetStop(by), reason, budget: by }
   }
 
   private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {

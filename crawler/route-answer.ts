@@ -1,7 +1,7 @@
 import type { Decision, StoppedBy } from '../reports/report-types.js'
 import type { FetchResult } from './fetch.js'
 import { judgeStorability } from './policy/cache.js'
-import type { BudgetName } from './policy/budgets.js'
+import { isRunBudget, type BudgetName, type RunBudget } from './policy/budgets.js'
 import type { ChangeMode } from './policy/change.js'
 import { decideRedirect } from './policy/redirect.js'
 import { decideRetry, type OriginDeferral, type RetryDecision } from './policy/retry.js'
@@ -96,8 +96,8 @@ export type AnswerStep =
   | { kind: 'lower-concurrency', limit: number }
   /** The origin's timeout tally after this answer. */
   | { kind: 'set-tally', tally: TimeoutTally }
-  /** The run stops (the first stop is the one reported); `halt`: nothing more starts. */
-  | { kind: 'stop-run', stoppedBy: StoppedBy, reason: string, budget: BudgetName | null, halt: boolean }
+  /** A run budget stops the run (the first stop is the one reported); `halt`: nothing more starts. */
+  | { kind: 'stop-run', budget: RunBudget, reason: string, halt: boolean }
 
 export interface AnswerRoute {
   steps: AnswerStep[]
@@ -130,7 +130,7 @@ export function routeAnswer (task: TaskView, answer: Answer, run: RunSnapshot): 
   if (result.budget !== null) {
     const cut = result.budget
     const steps: AnswerStep[] = []
-    if (cut.stoppedBy !== undefined) steps.push({ kind: 'stop-run', stoppedBy: cut.stoppedBy, reason: cut.reason, budget: cut.budget, halt: true })
+    if (cut.stoppedBy !== undefined && isRunBudget(cut.budget)) steps.push({ kind: 'stop-run', budget: cut.budget, reason: cut.reason, halt: true })
     steps.push(finish(ending(task, run, { outcome: 'incomplete', reason: `${result.status ?? 'no'} response cut short: ${cut.reason}`, status: result.status }), cut.budget))
     return { steps, reason: cut.reason, savedBytes: 0 }
   }
@@ -289,7 +289,7 @@ function retryDecision (task: TaskView, result: FetchResult, run: RunSnapshot): 
 function deferResource (task: TaskView, run: RunSnapshot, deferral: OriginDeferral, status: number | null): AnswerStep[] {
   const steps: AnswerStep[] = []
   if (run.deadlineMs !== null && deferral.untilMs >= run.deadlineMs) {
-    steps.push({ kind: 'stop-run', stoppedBy: 'budget:duration', reason: `the run's duration budget (${run.options.maxDurationMs ?? 0} ms) ends before the server's wait: ${deferral.signal}`, budget: 'max-duration', halt: false })
+    steps.push({ kind: 'stop-run', budget: 'max-duration', reason: `the run's duration budget (${run.options.maxDurationMs ?? 0} ms) ends before the server's wait: ${deferral.signal}`, halt: false })
   }
   steps.push({ kind: 'defer-resource', deferral })
   steps.push(finish(ending(task, run, { outcome: 'deferred', reason: deferral.reason, status })))

@@ -62,7 +62,7 @@ t.test('the scope defaults to the seeds\' origins and --scope replaces it', asyn
   t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', scope: ['mailto:x@y'] }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
 })
 
-t.test('every crawl option CONTRACT.md names exists under its name, and each reaches crawl() as the option it sets', async t => {
+t.test('every crawl option of the public contract exists under its name, and each reaches crawl() as the option it sets', async t => {
   const program = new Command()
   registerCrawl(program)
   const command = program.commands.find(c => c.name() === 'crawl')

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { Store } from '../../../crawler/store.js'
 import { openBench, resourceFor } from '../crawl-helpers.js'
 
-// Retention is separate from caching (issue 3, point 7).
+// Retention is separate from caching.
 
 function count (path: string, sql: string): number {
   const db = new Database(path, { readonly: true })

@@ -179,7 +179,7 @@ const rows: Row[] = [
     route: () => routeAnswer(asked(), answer(result({ status: 302, headers: { date: DATE, location: '/next', 'retry-after': '60' } })), run({ deadlineMs: NOW + 1000 })),
     steps: ['stop-run', 'defer-resource', 'finish'],
     check: (r, t) => {
-      t.equal(step(r, 'stop-run').stoppedBy, 'budget:duration')
+      t.equal(step(r, 'stop-run').budget, 'max-duration', 'the run budget is named by its flag; the report says budget:duration')
       t.equal(step(r, 'stop-run').halt, false, 'work already under way goes on')
       t.equal(step(r, 'finish').end.outcome, 'deferred')
     }
