@@ -5,7 +5,7 @@ import { DEFAULT_BUDGETS } from './policy/budgets.js'
 import type { ChangeMode } from './policy/change.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { Retain } from './stored-record.js'
-import { MAX_TIMER_MS } from './monotonic-clock.js'
+import { MAX_TIMER_MS } from './fetch/monotonic-clock.js'
 
 /** The options of `crawl()`: the library form of `webkrab crawl`. */
 export interface CrawlOptions {

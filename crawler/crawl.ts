@@ -5,7 +5,7 @@ import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/repor
 import type { BodyWriter } from './body-writer.js'
 import type { CrawlEvent } from './crawl-events.js'
 import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
-import { Fetcher, type FetchResult } from './fetch.js'
+import { Fetcher, type FetchResult } from './fetch/fetch.js'
 import { OriginClocks } from './origin-clocks.js'
 import { judgeStorability } from './policy/cache.js'
 import { budgetStop, isRunBudget, mayStartRequest, type BudgetName, type RunBudget } from './policy/budgets.js'

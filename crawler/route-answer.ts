@@ -1,5 +1,5 @@
 import type { Decision, StoppedBy } from '../reports/report-types.js'
-import type { FetchResult } from './fetch.js'
+import type { FetchResult } from './fetch/fetch.js'
 import { judgeStorability } from './policy/cache.js'
 import { isRunBudget, type BudgetName, type RunBudget } from './policy/budgets.js'
 import type { ChangeMode } from './policy/change.js'

@@ -19,7 +19,7 @@
 import { setMaxListeners } from 'node:events'
 import { errors } from '../common/errors.js'
 import { Fifo } from './fifo.js'
-import { monotonicClock, type SchedulerClock } from './monotonic-clock.js'
+import { monotonicClock, type SchedulerClock } from './fetch/monotonic-clock.js'
 import type { OriginDeferral } from './policy/retry.js'
 
 export { monotonicClock, type SchedulerClock }

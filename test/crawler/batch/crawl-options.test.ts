@@ -2,7 +2,7 @@ import t from 'tap'
 import { Command } from 'commander'
 import { crawlOptionsFromFlags, parseHeaderFlags, registerCrawl } from '../../../crawler/cli.js'
 import { resolveCrawlOptions } from '../../../crawler/crawl-options.js'
-import { MAX_TIMER_MS } from '../../../crawler/monotonic-clock.js'
+import { MAX_TIMER_MS } from '../../../crawler/fetch/monotonic-clock.js'
 import { openBench } from '../crawl-helpers.js'
 
 // The flags of `webkrab crawl` become crawl() options, and bad input is refused

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { errors } from '../../../common/errors.js'
 import { formatHttpDate } from '../../../common/http-date.js'
-import type { FetchResult } from '../../../crawler/fetch.js'
+import type { FetchResult } from '../../../crawler/fetch/fetch.js'
 import { DEFAULT_BACKOFF } from '../../../crawler/policy/backoff.js'
 import { startTally } from '../../../crawler/policy/timeouts.js'
 import { decideVisit } from '../../../crawler/policy/visit.js'
