@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fr
 import { dirname, resolve } from 'node:path'
 import { errors } from '../common/errors.js'
 import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/report-types.js'
-import type { BodyWriter } from './body-writer.js'
+import type { BodyWriter } from './store/body-writer.js'
 import type { CrawlEvent } from './crawl-events.js'
 import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
 import { Fetcher, type FetchResult } from './fetch/fetch.js'
@@ -19,8 +19,8 @@ import { routeAnswer, type AnswerStep, type RunSnapshot } from './route-answer.j
 import { describeCompletedRun, type SeedEnd } from './run-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
-import { Store } from './store.js'
-import type { StoredRecord } from './stored-record.js'
+import { Store } from './store/store.js'
+import type { StoredRecord } from './store/stored-record.js'
 
 /**
  * The run loop: wires the pure policies, the one fetch path and the store

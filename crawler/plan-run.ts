@@ -5,7 +5,7 @@ import { judgeFetch } from './plan-audit.js'
 import { budgetWindow, ledgerAfter, type BudgetWindow } from './plan-budget.js'
 import { planCandidate, planSnapshot, type PlanSnapshot } from './plan-candidates.js'
 import { estimateText, plannedNote, reusedNote, skippedNote } from './plan-notes.js'
-import { PlanStore, type OriginPlanState } from './plan-store.js'
+import { PlanStore, type OriginPlanState } from './store/plan-store.js'
 import type { ChangeHistory } from './planning/change-history.js'
 import { estimateChangeRate, priorNodes } from './planning/change-rate.js'
 import { fitSitePrior } from './planning/fit-site-prior.js'
@@ -17,8 +17,8 @@ import { siteLastModifiedTrust, type SiteLastModifiedTrust } from './planning/si
 import { budgetScaledPrior, type SitePrior } from './planning/site-prior.js'
 import { decideVisit } from './policy/visit.js'
 import { validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
-import type { Store } from './store.js'
-import type { StoredRecord } from './stored-record.js'
+import type { Store } from './store/store.js'
+import type { StoredRecord } from './store/stored-record.js'
 
 /** What the plan says of one resource this run. */
 interface PlanEntry {

@@ -7,7 +7,7 @@ import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests
 import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from './policy/not-modified.js'
 import { judgeValidators, type PreviousValidators, type ValidatorJudgement } from './policy/validator-quality.js'
 import { parseVary, selectedHeaders, variantKey } from './policy/vary.js'
-import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
+import type { Observation, RecordWrite, Retain, StoredRecord } from './store/stored-record.js'
 
 /**
  * How an answer changes what the store holds: pure functions from the stored

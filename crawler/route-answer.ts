@@ -11,7 +11,7 @@ import { recordInTime, recordTimeout, type TimeoutTally } from './policy/timeout
 import type { Random } from './policy/backoff.js'
 import { updateFromFullResponse, updateFromNotModified } from './record-update.js'
 import { validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
-import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
+import type { Observation, RecordWrite, Retain, StoredRecord } from './store/stored-record.js'
 
 /**
  * What follows from an answer, as one pure decision: finish the resource with an

@@ -2,7 +2,7 @@ import t from 'tap'
 import Fastify from 'fastify'
 import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
-import { Store } from '../../../crawler/store.js'
+import { Store } from '../../../crawler/store/store.js'
 import { startFixtureSite } from '../../../fixture-server/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 

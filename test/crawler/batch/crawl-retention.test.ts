@@ -1,7 +1,7 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
-import { Store } from '../../../crawler/store.js'
+import { Store } from '../../../crawler/store/store.js'
 import { openBench, resourceFor } from '../crawl-helpers.js'
 
 // Retention is separate from caching.

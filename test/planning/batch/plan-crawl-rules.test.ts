@@ -13,7 +13,7 @@ import { knownRateEstimate } from '../../../crawler/planning/change-rate.js'
 import { planRevisits } from '../../../crawler/planning/planner.js'
 import { budgetScaledPrior } from '../../../crawler/planning/site-prior.js'
 import { revisitIndex } from '../../../crawler/planning/revisit-index.js'
-import type { StoredRecord } from '../../../crawler/stored-record.js'
+import type { StoredRecord } from '../../../crawler/store/stored-record.js'
 
 // The pure rules behind crawl --plan's wiring: the daily budget, the notes, the
 // importance file, and what an unconditional fetch shows of the validators.

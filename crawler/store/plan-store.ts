@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
-import { checkChangeHistory, type ChangeHistory } from './planning/change-history.js'
-import type { ChangeRateEstimate } from './planning/change-rate.js'
-import type { SitePrior } from './planning/site-prior.js'
+import { checkChangeHistory, type ChangeHistory } from '../planning/change-history.js'
+import type { ChangeRateEstimate } from '../planning/change-rate.js'
+import type { SitePrior } from '../planning/site-prior.js'
 
 /**
  * The revisit planner's state in the crawler's store (tables of schema v3,
