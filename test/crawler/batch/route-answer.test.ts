@@ -5,8 +5,8 @@ import type { FetchResult } from '../../../crawler/fetch/fetch.js'
 import { DEFAULT_BACKOFF } from '../../../crawler/policy/backoff.js'
 import { startTally } from '../../../crawler/policy/timeouts.js'
 import { decideVisit } from '../../../crawler/policy/visit.js'
-import { newTask, type ResourceTask } from '../../../crawler/resource-task.js'
-import { routeAnswer, type Answer, type AnswerRoute, type AnswerStep, type RunSnapshot } from '../../../crawler/route-answer.js'
+import { newTask, type ResourceTask } from '../../../crawler/decide/resource-task.js'
+import { routeAnswer, type Answer, type AnswerRoute, type AnswerStep, type RunSnapshot } from '../../../crawler/decide/route-answer.js'
 import type { StoredRecord } from '../../../crawler/store/stored-record.js'
 
 // The answer-routing decision, table by table: each row is one answer and the steps it must give.

@@ -1,13 +1,13 @@
-import { parseHttpDate } from '../common/http-date.js'
-import type { Outcome } from '../reports/report-types.js'
-import { emptyHistory, type ChangeHistory } from './planning/change-history.js'
-import { recordFetch, type StoredCopy } from './planning/record-fetch.js'
-import type { Storability } from './policy/cache.js'
-import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests } from './policy/change.js'
-import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from './policy/not-modified.js'
-import { judgeValidators, type PreviousValidators, type ValidatorJudgement } from './policy/validator-quality.js'
-import { parseVary, selectedHeaders, variantKey } from './policy/vary.js'
-import type { Observation, RecordWrite, Retain, StoredRecord } from './store/stored-record.js'
+import { parseHttpDate } from '../../common/http-date.js'
+import type { Outcome } from '../../reports/report-types.js'
+import { emptyHistory, type ChangeHistory } from '../planning/change-history.js'
+import { recordFetch, type StoredCopy } from '../planning/record-fetch.js'
+import type { Storability } from '../policy/cache.js'
+import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests } from '../policy/change.js'
+import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from '../policy/not-modified.js'
+import { judgeValidators, type PreviousValidators, type ValidatorJudgement } from '../policy/validator-quality.js'
+import { parseVary, selectedHeaders, variantKey } from '../policy/vary.js'
+import type { Observation, RecordWrite, Retain, StoredRecord } from '../store/stored-record.js'
 
 /**
  * How an answer changes what the store holds: pure functions from the stored

@@ -1,5 +1,5 @@
-import type { Outcome } from '../reports/report-types.js'
-import type { OriginDeferral } from './policy/retry.js'
+import type { Outcome } from '../../reports/report-types.js'
+import type { OriginDeferral } from '../policy/retry.js'
 
 /**
  * The sentence a run that no budget ended closes with (the report's `run.stopReason`).

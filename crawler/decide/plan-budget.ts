@@ -1,5 +1,5 @@
-import { DAY_MS } from './planning/rate-grid.js'
-import type { BudgetLedger } from './store/plan-store.js'
+import { DAY_MS } from '../planning/rate-grid.js'
+import type { BudgetLedger } from '../store/plan-store.js'
 
 export type { BudgetLedger }
 
