@@ -3,10 +3,10 @@ import { errors } from '../common/errors.js'
 import { wantsColor } from '../common/color.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import type { FetchReport } from '../reports/report-types.js'
-import { CRAWL_OPTION_TABLE, type CrawlOptionRow } from './crawl-option-table.js'
-import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
-import type { CrawlEvent } from './crawl-events.js'
-import { loadImportance } from './importance-file.js'
+import { CRAWL_OPTION_TABLE, type CrawlOptionRow } from './run/crawl-option-table.js'
+import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
+import type { CrawlEvent } from './run/crawl-events.js'
+import { loadImportance } from './run/importance-file.js'
 
 /** The flags as commander parses them: each table row's value under its camel-cased flag, and the output flags. */
 type CrawlFlags = Record<string, string | string[] | boolean | undefined> & { json?: boolean, quiet?: boolean }
@@ -105,7 +105,7 @@ export function registerCrawl (program: Command): void {
       const options = crawlOptionsFromFlags(urls, flags)
       // bad input is refused before the store is opened or anything is sent
       resolveCrawlOptions(options)
-      const { crawl } = await import('./crawl.js')
+      const { crawl } = await import('./run/crawl.js')
       const { crawlProgress } = await import('../common/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
       const progress = crawlProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })

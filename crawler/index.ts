@@ -3,10 +3,10 @@
  * store and returns its fetch report. The pure policies it decides with, its
  * store and its fetch path are exported for tools and tests that want them.
  */
-export { crawl, writeReport } from './crawl.js'
-export { resolveCrawlOptions, DEFAULT_USER_AGENT, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
-export type { CrawlEvent } from './crawl-events.js'
-export { ReportBuilder } from './report-builder.js'
+export { crawl, writeReport } from './run/crawl.js'
+export { resolveCrawlOptions, DEFAULT_USER_AGENT, type CrawlOptions, type ResolvedOptions } from './run/crawl-options.js'
+export type { CrawlEvent } from './run/crawl-events.js'
+export { ReportBuilder } from './run/report-builder.js'
 export { Store, BodyWriter, type BodyAction } from './store/store.js'
 export { LATEST_SCHEMA_VERSION, STORE_APPLICATION_ID } from './store/store-migrations.js'
 export type { StoredRecord, RecordWrite, Observation, Retain } from './store/stored-record.js'
@@ -21,5 +21,5 @@ export { parseVary, variantKey } from './policy/vary.js'
 export { updateFromFullResponse, updateFromNotModified, headersToKeep } from './decide/record-update.js'
 export { PlanStore, type OriginPlanState, type ResourcePlanState } from './store/plan-store.js'
 export { budgetWindow, ledgerAfter, type BudgetWindow, type BudgetLedger } from './decide/plan-budget.js'
-export { loadImportance, parseImportance } from './importance-file.js'
-export { OriginClocks } from './origin-clocks.js'
+export { loadImportance, parseImportance } from './run/importance-file.js'
+export { OriginClocks } from './run/origin-clocks.js'

@@ -2,8 +2,8 @@ import t, { type Test } from 'tap'
 import { Command } from 'commander'
 import { readFileSync } from 'node:fs'
 import { registerCrawl } from '../../../crawler/cli.js'
-import { CRAWL_OPTION_TABLE } from '../../../crawler/crawl-option-table.js'
-import { resolveCrawlOptions } from '../../../crawler/crawl-options.js'
+import { CRAWL_OPTION_TABLE } from '../../../crawler/run/crawl-option-table.js'
+import { resolveCrawlOptions } from '../../../crawler/run/crawl-options.js'
 import { toCrawlOptions } from '../../../conformance/adapters/reference-adapter.js'
 
 // The crawl options are spelled once, in crawler/crawl-option-table.ts. The CLI is made

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Command } from 'commander'
 import { crawlOptionsFromFlags, parseHeaderFlags, registerCrawl } from '../../../crawler/cli.js'
-import { resolveCrawlOptions } from '../../../crawler/crawl-options.js'
+import { resolveCrawlOptions } from '../../../crawler/run/crawl-options.js'
 import { MAX_TIMER_MS } from '../../../crawler/fetch/monotonic-clock.js'
 import { openBench } from '../crawl-helpers.js'
 

@@ -1,4 +1,4 @@
-import type { Budgets } from '../reports/report-types.js'
+import type { Budgets } from '../../reports/report-types.js'
 import type { CrawlOptions } from './crawl-options.js'
 
 /**

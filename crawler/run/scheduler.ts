@@ -17,10 +17,10 @@
  */
 
 import { setMaxListeners } from 'node:events'
-import { errors } from '../common/errors.js'
+import { errors } from '../../common/errors.js'
 import { Fifo } from './fifo.js'
-import { monotonicClock, type SchedulerClock } from './fetch/monotonic-clock.js'
-import type { OriginDeferral } from './policy/retry.js'
+import { monotonicClock, type SchedulerClock } from '../fetch/monotonic-clock.js'
+import type { OriginDeferral } from '../policy/retry.js'
 
 export { monotonicClock, type SchedulerClock }
 
