@@ -380,8 +380,9 @@ class CrawlRun {
         if (step.halt) scheduler.stop(step.reason)
         return
       default: {
+        // every kind is handled above: a new kind fails to compile here
         const unknown: never = step
-        throw new Error(`unknown answer step ${JSON.stringify(unknown)}`)
+        throw errors.WEBKRAB_ERR_INTERNAL(`unknown answer step ${JSON.stringify(unknown)}`)
       }
     }
   }
