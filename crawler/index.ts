@@ -3,7 +3,8 @@
  * store and returns its fetch report. The pure policies it decides with, its
  * store and its fetch path are exported for tools and tests that want them.
  */
-export { crawl, writeReport } from './run/crawl.js'
+export { crawl } from './run/crawl.js'
+export { writeReport } from './run/report-file.js'
 export { resolveCrawlOptions, DEFAULT_USER_AGENT, type CrawlOptions, type ResolvedOptions } from './run/crawl-options.js'
 export type { CrawlEvent } from './run/crawl-events.js'
 export { ReportBuilder } from './run/report-builder.js'

@@ -1,5 +1,3 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
 import { errors } from '../../common/errors.js'
 import type { Exchange, FetchReport, Outcome, StoppedBy } from '../../reports/report-types.js'
 import type { BodyWriter } from '../store/body-writer.js'
@@ -15,8 +13,10 @@ import { DEFAULT_LONGEST_WAIT_MS, type OriginDeferral } from '../policy/retry.js
 import { PlanRun } from './plan-run.js'
 import { keepsBody } from '../decide/record-update.js'
 import { ReportBuilder } from './report-builder.js'
+import { checkReportPath, writeReport } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { describeCompletedRun, type SeedEnd } from '../decide/run-end.js'
+import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
 import { Store } from '../store/store.js'
@@ -55,18 +55,6 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   return report
 }
 
-/**
- * Refuses a report path that cannot become a file: a folder, or one under a file.
- * Missing folders are fine (writeReport makes them).
- */
-function checkReportPath (path: string): void {
-  const resolved = resolve(path)
-  if (existsSync(resolved) && statSync(resolved).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path} is a folder, not a file`)
-  let dir = dirname(resolved)
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir)
-  if (!statSync(dir).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: ${dir} is a file, so no report can be written under it`)
-}
-
 /** What applying an answer's steps carries from one step to the next. */
 interface Applied {
   /** Where the body streamed, when it was written. */
@@ -74,19 +62,6 @@ interface Applied {
   bodyKept: boolean
   /** The record the last `save` step wrote. */
   saved: StoredRecord | null
-}
-
-/** Writes the report atomically (a reader never sees half a file). */
-export function writeReport (path: string, report: FetchReport): void {
-  const tmp = `${path}.${process.pid}.tmp`
-  try {
-    mkdirSync(dirname(path), { recursive: true })
-    writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`)
-    renameSync(tmp, path)
-  } catch (err) {
-    rmSync(tmp, { force: true })
-    throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
-  }
 }
 
 class CrawlRun {
@@ -439,32 +414,14 @@ class CrawlRun {
     this.emit({ type: 'deferral', origin, deferral: { reason: d.reason, signal: d.signal, until }, urls, pending })
   }
 
+  /** Ends a task the scheduler never started (decide/unrequested-end.ts says how). */
   private finishLeftover (left: Leftover<ResourceTask>): void {
     const task = left.job
     if (task.finished) return
-    const unrequested = { ...stripDecision(task.decision), action: 'skip' as const }
     const beyondRun = left.why === 'origin-stopped' && this.deferredBeyondRun.has(left.origin) ? this.deferrals.get(left.origin) ?? null : null
-    if (beyondRun !== null) {
-      unrequested.reason = `not requested: ${beyondRun.reason}`
-      this.emitDeferral(left.origin, beyondRun, [task.seed], true)
-      this.finish(task, { outcome: 'deferred', reason: beyondRun.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
-      return
-    }
-    if (left.why === 'deferred' && left.deferral !== null) {
-      unrequested.reason = `not requested: ${left.deferral.reason}`
-      this.emitDeferral(left.origin, left.deferral, [task.seed], true)
-      this.finish(task, { outcome: 'deferred', reason: left.deferral.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
-      return
-    }
-    if (left.why === 'origin-stopped') {
-      unrequested.reason = `not requested: ${left.reason}`
-      this.finish(task, { outcome: 'failed', reason: left.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
-      return
-    }
-    const budget = left.why === 'deadline' ? 'max-duration' : (this.stop?.budget ?? null)
-    const reason = left.why === 'deadline' ? 'the run\'s duration budget ended before this was requested' : `not requested: ${this.stop?.reason ?? left.reason}`
-    unrequested.reason = reason
-    this.finish(task, { outcome: 'incomplete', reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested }, budget)
+    const ended = unrequestedEnd(task, left, { beyondRun, stop: this.stop, requestContext: this.opts.headers })
+    if (ended.deferral !== null) this.emitDeferral(left.origin, ended.deferral, [task.seed], true)
+    this.finish(task, ended.end, ended.budget)
   }
 
   /** Stops the run for a run budget, or (`interrupted`) for the operator; the first stop is the one reported. */
