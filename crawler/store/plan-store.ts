@@ -10,7 +10,7 @@ import type { SitePrior } from '../planning/site-prior.js'
  * data: a value that does not read back as what it should be is treated as
  * absent (the planner starts afresh) rather than failing the run.
  */
-/** An origin's planned requests on one day of its clock (plan-budget.ts reads and extends it). */
+/** An origin's planned requests on one day of its clock (decide/plan-budget.ts reads and extends it). */
 export interface BudgetLedger {
   /** Days since the epoch, in the origin's clock. */
   day: number
