@@ -152,7 +152,7 @@ function redirect (task: TaskView, result: FetchResult, run: RunSnapshot): Answe
     hop: task.hop,
     maxRedirects: run.options.maxRedirects,
     scope: run.options.scope,
-    visited: [...task.visited]
+    visited: task.visited
   })
   if (hop.action === 'stop') {
     const end: Ending = { outcome: hop.outcome, reason: hop.reason, status, record: null, validator: validatorReport(null, null, null, null), requestContext: run.options.requestContext }

@@ -89,6 +89,8 @@ class CrawlRun {
   private phase: 1 | 2 = 1
   private seq = 0
   private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
+  /** The options answer routing reads: the same for every answer of the run. */
+  private readonly routeOptions: RunSnapshot['options']
 
   constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
@@ -98,6 +100,7 @@ class CrawlRun {
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
     this.clocks = new OriginClocks(store.originClocks())
     this.planning = opts.plan ? PlanRun.open(store, opts, this.clocks) : null
+    this.routeOptions = { retain: opts.retain, change: opts.change, maxAttempts: b.maxAttempts, maxRedirects: b.maxRedirects, maxDurationMs: b.maxDurationMs, scope: b.scope, requestContext: opts.headers }
   }
 
   async execute (): Promise<void> {
@@ -297,7 +300,6 @@ class CrawlRun {
 
   /** The run as routeAnswer sees it when an answer for `origin` arrives. */
   private snapshot (origin: string, context: JobContext): RunSnapshot {
-    const b = this.opts.budgets
     return {
       serverNowMs: this.serverNow(origin),
       nowMs: this.clock.now(),
@@ -305,7 +307,7 @@ class CrawlRun {
       tally: this.tally(origin),
       aborted: context.runSignal.aborted,
       stoppedBy: this.stop?.stoppedBy ?? null,
-      options: { retain: this.opts.retain, change: this.opts.change, maxAttempts: b.maxAttempts, maxRedirects: b.maxRedirects, maxDurationMs: b.maxDurationMs, scope: b.scope, requestContext: this.opts.headers },
+      options: this.routeOptions,
       random: Math.random
     }
   }
