@@ -69,3 +69,10 @@ t.test('the report\'s budgets, in its types, its schema and a resolved run, are 
   same(t, Object.keys(resolveCrawlOptions({ urls: ['http://127.0.0.1:1/'], store: 's' }).budgets), budgets, 'resolveCrawlOptions budgets')
   same(t, Object.keys(schema.$defs.run.properties.options.properties), reportOptions, 'report.schema.json run.options')
 })
+
+t.test('the HTML report\'s run card shows every budget of the table under its flag, scope apart', async t => {
+  const source = read('reports/render-html.ts')
+  const shown = [...source.matchAll(/\['([a-z-]+)', b\.(\w+) ===/g)].map(m => `${m[1]} ${m[2]}`)
+  const wanted = CRAWL_OPTION_TABLE.flatMap(r => r.report !== null && 'budgets' in r.report && r.report.budgets !== 'scope' ? [`${r.flag} ${r.report.budgets as string}`] : [])
+  same(t, shown, wanted, 'render-html.ts runCard')
+})
