@@ -98,3 +98,11 @@ t.test('the layering test sees the imports it checks', async t => {
   t.ok(files.length > 50, 'it reads every source file of crawler/')
   t.ok(graph.get(join(CRAWLER, 'run', 'crawl.ts'))?.includes(join(CRAWLER, 'decide', 'route-answer.ts')), 'it sees run/crawl.ts import decide/route-answer.ts')
 })
+
+t.test('the pure rooms read no clock and draw no random number: time and chance come in as arguments', async t => {
+  const impure = /\bDate\.now\(|\bnew Date\(\)|\bperformance\.now\(|\bMath\.random\b|\bprocess\.hrtime\b/
+  for (const f of files.filter(f => ['policy', 'planning', 'decide'].includes(room(f)))) {
+    const code = readFileSync(f, 'utf8').split('\n').filter(line => !/^\s*(\*|\/\/|\/\*\*)/.test(line))
+    t.same(code.filter(line => impure.test(line)), [], relative(ROOT, f))
+  }
+})
