@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import Database from 'better-sqlite3'
 import { Agent, type Dispatcher } from 'undici'
-import { BATCH_RECORDS } from '../crawler/store.js'
-import { tuneForWrites } from '../crawler/store-open.js'
+import { BATCH_RECORDS } from '../crawler/store/store.js'
+import { tuneForWrites } from '../crawler/store/store-open.js'
 
 /**
  * The two loops `webkrab bench crawler` measures the reference crawler against,

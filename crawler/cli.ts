@@ -3,39 +3,17 @@ import { errors } from '../common/errors.js'
 import { wantsColor } from '../common/color.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import type { FetchReport } from '../reports/report-types.js'
-import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
-import type { Retain } from './stored-record.js'
-import type { CrawlEvent } from './crawl-events.js'
-import type { ChangeMode } from './policy/change.js'
-import { loadImportance } from './importance-file.js'
+import { CRAWL_OPTION_TABLE, type CrawlOptionRow } from './run/crawl-option-table.js'
+import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
+import type { CrawlEvent } from './run/crawl-events.js'
+import { loadImportance } from './run/importance-file.js'
 
-interface CrawlFlags {
-  store: string
-  report?: string
-  header: string[]
-  revalidateAlways?: boolean
-  retain?: Retain
-  change?: ChangeMode
-  plan?: boolean
-  planBudget?: string
-  importance?: string
-  userAgent?: string
-  maxDuration?: string
-  maxRequests?: string
-  maxBytes?: string
-  maxBodyBytes?: string
-  maxDecompressedBytes?: string
-  maxRedirects?: string
-  maxAttempts?: string
-  concurrency?: string
-  perOriginConcurrency?: string
-  connectTimeout?: string
-  responseTimeout?: string
-  idleTimeout?: string
-  politenessDelay?: string
-  scope?: string[]
-  json?: boolean
-  quiet?: boolean
+/** The flags as commander parses them: each table row's value under its camel-cased flag, and the output flags. */
+type CrawlFlags = Record<string, string | string[] | boolean | undefined> & { json?: boolean, quiet?: boolean }
+
+/** `max-duration` as commander keys it: `maxDuration`. */
+function flagKey (flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 }
 
 function collect (value: string, previous: string[]): string[] {
@@ -69,35 +47,37 @@ export function parseHeaderFlags (values: string[]): Record<string, string> {
   return headers
 }
 
-/** The flags of `webkrab crawl` as `crawl()` options; bad values throw WebKrab input errors. */
-export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): CrawlOptions {
-  return {
-    urls,
-    store: flags.store,
-    report: flags.report,
-    headers: parseHeaderFlags(flags.header),
-    revalidateAlways: flags.revalidateAlways === true,
-    retain: flags.retain,
-    change: flags.change,
-    plan: flags.plan === true,
-    planBudget: whole('--plan-budget', flags.planBudget, 1),
-    importance: flags.importance === undefined ? undefined : loadImportance(flags.importance),
-    userAgent: flags.userAgent,
-    maxDurationMs: duration('--max-duration', flags.maxDuration),
-    maxRequests: whole('--max-requests', flags.maxRequests, 0),
-    maxBytes: size('--max-bytes', flags.maxBytes),
-    maxBodyBytes: size('--max-body-bytes', flags.maxBodyBytes),
-    maxDecompressedBytes: size('--max-decompressed-bytes', flags.maxDecompressedBytes),
-    maxRedirects: whole('--max-redirects', flags.maxRedirects, 0),
-    maxAttempts: whole('--max-attempts', flags.maxAttempts, 1),
-    concurrency: whole('--concurrency', flags.concurrency, 1),
-    perOriginConcurrency: whole('--per-origin-concurrency', flags.perOriginConcurrency, 1),
-    connectTimeoutMs: duration('--connect-timeout', flags.connectTimeout),
-    responseTimeoutMs: duration('--response-timeout', flags.responseTimeout),
-    idleTimeoutMs: duration('--idle-timeout', flags.idleTimeout),
-    politenessDelayMs: duration('--politeness-delay', flags.politenessDelay),
-    scope: flags.scope
+/** One table row's flag value as its `crawl()` option value; bad values throw WebKrab input errors. */
+function optionValue (row: CrawlOptionRow, raw: string | string[] | boolean | undefined): unknown {
+  const flag = `--${row.flag}`
+  const text = typeof raw === 'string' ? raw : undefined
+  switch (row.value) {
+    case 'switch': return raw === true
+    case 'whole': return whole(flag, text, row.min ?? 0)
+    case 'duration': return duration(flag, text)
+    case 'size': return size(flag, text)
+    case 'choice':
+    case 'text': return text
+    case 'headers': return parseHeaderFlags(Array.isArray(raw) ? raw : [])
+    case 'origins': return Array.isArray(raw) ? raw : undefined
+    case 'importance-file': return text === undefined ? undefined : loadImportance(text)
   }
+}
+
+/** The flags of `webkrab crawl` as `crawl()` options (crawl-option-table.ts); bad values throw WebKrab input errors. */
+export function crawlOptionsFromFlags (urls: string[], flags: CrawlFlags): CrawlOptions {
+  const options: Record<string, unknown> = { urls }
+  for (const row of CRAWL_OPTION_TABLE) options[row.option] = optionValue(row, flags[flagKey(row.flag)])
+  return options as unknown as CrawlOptions
+}
+
+/** The commander option of a table row. */
+function flagOption (row: CrawlOptionRow): Option {
+  const option = new Option(`--${row.flag}${row.arg === undefined ? '' : ` ${row.arg}`}`, row.help)
+  if (row.required === true) option.makeOptionMandatory()
+  if (row.value === 'choice' && row.choices !== undefined) option.choices(row.choices)
+  if (row.value === 'headers') option.argParser(collect).default([])
+  return option
 }
 
 async function summary (report: FetchReport): Promise<string> {
@@ -112,42 +92,20 @@ async function summary (report: FetchReport): Promise<string> {
   }
 }
 
-/** Registers `webkrab crawl`. */
+/** Registers `webkrab crawl`: its crawl flags come from the option table. */
 export function registerCrawl (program: Command): void {
-  program.command('crawl')
+  const command = program.command('crawl')
     .description('Run the reference crawler: revalidate what the store holds, fetch what it lacks, and report why')
     .argument('<url...>', 'http(s) URLs to crawl (the seeds; their origins are the default scope)')
-    .requiredOption('--store <file>', 'SQLite store; kept between runs, so a second run revalidates')
-    .option('--report <file>', 'write the JSON fetch report (webkrab.report/v1) here')
-    .option('--header <header>', "request context sent with every request, 'Name: value' (repeatable)", collect, [])
-    .option('--revalidate-always', 'ask the server even when a stored response is fresh')
-    .addOption(new Option('--retain <what>', 'what to keep of each response: body, headers, or none (status, validators, digests)').choices(['body', 'headers', 'none']))
-    .addOption(new Option('--change <mode>', 'what counts as a change: strict (any byte) or semantic (not whitespace or comments)').choices(['strict', 'semantic']))
-    .option('--plan', 'plan the run from change-rate estimates: the seeds and every stored resource of their origins, each revalidated, refetched or audited as its estimate says; the report says why')
-    .option('--plan-budget <n>', 'with --plan (implied): at most N requests per origin per day of its clock; the planner chooses which resources get them, the rest are reported skipped with the reason')
-    .option('--importance <file>', 'with --plan (implied): a YAML or JSON mapping from URL to weight (default 1); weightier pages get more of the budget')
-    .option('--user-agent <ua>', 'the User-Agent to send')
-    .option('--max-duration <duration>', 'stop the run after this long (500ms, 30s, 10m, 1h, 1d)')
-    .option('--max-requests <n>', 'stop the run after this many requests (retries count)')
-    .option('--max-bytes <size>', 'stop the run after receiving this many bytes (512KiB, 10MB, bytes)')
-    .option('--max-body-bytes <size>', 'cut a response body past this many bytes on the wire')
-    .option('--max-decompressed-bytes <size>', 'cut a response body past this many decoded bytes')
-    .option('--max-redirects <n>', 'redirect hops followed per URL')
-    .option('--max-attempts <n>', 'requests per URL, retries included')
-    .option('--concurrency <n>', 'requests at once across all origins')
-    .option('--per-origin-concurrency <n>', 'requests (and connections) at once per origin')
-    .option('--connect-timeout <duration>', 'give up connecting after this long')
-    .option('--response-timeout <duration>', 'give up on a response whose head, or whole, takes longer than this')
-    .option('--idle-timeout <duration>', 'give up on a body that goes this long without a byte (default 30s, at most the response timeout)')
-    .option('--politeness-delay <duration>', 'at least this long between two request starts on one origin (default 0)')
-    .option('--scope <origin...>', 'origins the crawl may request (default: the seeds\' origins)')
+  for (const row of CRAWL_OPTION_TABLE) command.addOption(flagOption(row))
+  command
     .option('--json', 'print the fetch report as JSON instead of the summary')
     .option('--quiet', 'no progress line on stderr')
     .action(async (urls: string[], flags: CrawlFlags) => {
       const options = crawlOptionsFromFlags(urls, flags)
       // bad input is refused before the store is opened or anything is sent
       resolveCrawlOptions(options)
-      const { crawl } = await import('./crawl.js')
+      const { crawl } = await import('./run/crawl.js')
       const { crawlProgress } = await import('../common/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
       const progress = crawlProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })

@@ -240,7 +240,9 @@ function runCard (report: FetchReport): string {
     ['concurrency', b.concurrency === null ? null : String(b.concurrency)],
     ['per-origin-concurrency', b.perOriginConcurrency === null ? null : String(b.perOriginConcurrency)],
     ['connect-timeout', b.connectTimeoutMs === null ? null : formatDuration(b.connectTimeoutMs)],
-    ['response-timeout', b.responseTimeoutMs === null ? null : formatDuration(b.responseTimeoutMs)]
+    ['response-timeout', b.responseTimeoutMs === null ? null : formatDuration(b.responseTimeoutMs)],
+    ['idle-timeout', b.idleTimeoutMs === undefined || b.idleTimeoutMs === null ? null : formatDuration(b.idleTimeoutMs)],
+    ['politeness-delay', b.politenessDelayMs === undefined || b.politenessDelayMs === null ? null : formatDuration(b.politenessDelayMs)]
   ]
   const o = report.run.options
   const items = limits.map(([k, v]) => `<tr><th scope="row">--${k}</th><td>${v === null ? '<span class="note">no limit</span>' : escapeHtml(v)}</td></tr>`)

@@ -10,7 +10,7 @@ import { changeProbability } from './revisit-index.js'
  * does not ask the server's opinion can catch it.
  */
 
-/** Share of a plan's fetches spent on audits by default (BENCHMARKS.md: 5–10%). */
+/** Share of a plan's fetches spent on audits by default (README, revisit planning: up to 5%). */
 export const AUDIT_SHARE = 0.05
 
 /**

@@ -14,7 +14,7 @@ import { formatDays, priorLogDensity, type SitePrior } from './site-prior.js'
  * - changed, and an honest Last-Modified says the last change was a days ago:
  *   λ·e^(−λa) (no change in the last a days, one at a);
  * - a first fetch whose honest Last-Modified is a days old: e^(−λa).
- * Its maximum solves k/λ + Σ t_j / (e^(λ t_j) − 1) = E (BENCHMARKS.md, with k
+ * Its maximum solves k/λ + Σ t_j / (e^(λ t_j) − 1) = E (README, revisit planning; k
  * dated changes and exposure E); the posterior adds the prior, which keeps a
  * resource with little history near its site's typical rate.
  */
@@ -309,7 +309,7 @@ export function maximumLikelihoodRate (stats: ChangeStats): number {
 
 /**
  * The bias-corrected estimator for n regular visits I days apart that saw X
- * changes: r̂ = −ln((n − X + 0.5) / (n + 0.5)), λ̂ = r̂ / I (BENCHMARKS.md; the
+ * changes: r̂ = −ln((n − X + 0.5) / (n + 0.5)), λ̂ = r̂ / I (Cho and Garcia-Molina's estimator; the
  * naive X / n underestimates by 37% at r = 1 because a visit cannot see two changes).
  */
 export function regularVisitRate (visits: number, changes: number, intervalDays: number): number {

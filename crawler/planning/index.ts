@@ -12,7 +12,7 @@ export { type ChangeHistory, type ChangeObservation, type LastModifiedTrust, emp
 export { type ChangeRateEstimate, type RatePosterior, type ChangeStats, type EstimateOptions, estimateChangeRate, describeEstimate, knownRateEstimate, priorNodes, summarizeHistory, maximumLikelihoodRate, regularVisitRate } from './change-rate.js'
 export { type SitePrior, budgetScaledPrior, formatDays } from './site-prior.js'
 export { fitSitePrior, type FitOptions } from './fit-site-prior.js'
-export { judgeLastModified } from './last-modified-trust.js'
+export { updateLastModifiedTrust } from './last-modified-trust.js'
 export { type SiteLastModifiedTrust, siteLastModifiedTrust, lastModifiedUse } from './site-last-modified.js'
 export { recordFetch, type StoredCopy, type FetchOutcome } from './record-fetch.js'
 export { revisitIndex, changeProbability } from './revisit-index.js'

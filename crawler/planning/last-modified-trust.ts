@@ -25,7 +25,7 @@ export interface LastModifiedComparison {
  * that Last-Modified missed) makes it untrusted for good; its dates are then
  * never used to estimate change rates.
  */
-export function judgeLastModified (trust: LastModifiedTrust, c: LastModifiedComparison): LastModifiedTrust {
+export function updateLastModifiedTrust (trust: LastModifiedTrust, c: LastModifiedComparison): LastModifiedTrust {
   if (trust.state === 'untrusted') return trust
   const stored = c.storedLastModifiedMs
   const response = c.responseLastModifiedMs

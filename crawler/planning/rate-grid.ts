@@ -38,8 +38,8 @@ export function log1mexp (z: number): number {
 
 /**
  * g(x) = 1 − (1 + x)·e^(−x): with x = λ·Δt, g(x)/λ is the value of revisiting a
- * page Δt after the last visit (Cho and Garcia-Molina's optimality condition,
- * BENCHMARKS.md "index form").
+ * page Δt after the last visit (Cho and Garcia-Molina's optimality condition in
+ * its index form; README, revisit planning).
  */
 export function revisitGain (x: number): number {
   // Below x = 1e-3 the closed form loses digits to cancellation; the series does not.

@@ -1,5 +1,5 @@
 import { appendObservation, type ChangeHistory, type ChangeObservation, type ObservationEvidence, retractValidatorClaims } from './change-history.js'
-import { judgeLastModified } from './last-modified-trust.js'
+import { updateLastModifiedTrust } from './last-modified-trust.js'
 
 /** What the store knows of the copy a fetch compares against. */
 export interface StoredCopy {
@@ -46,7 +46,7 @@ export function recordFetch (history: ChangeHistory, stored: StoredCopy | null, 
   if (outcome.status === 304) {
     const observation = makeObservation(outcome.atMs, Math.max(outcome.atMs - stored.fetchedAtMs, 0), false, 'not-modified', undefined)
     // A 304 says the bytes did not change; a Last-Modified it carries must not have either.
-    const lastModified = judgeLastModified(history.lastModified, {
+    const lastModified = updateLastModifiedTrust(history.lastModified, {
       contentChanged: false,
       storedLastModifiedMs: stored.lastModifiedMs,
       responseLastModifiedMs: outcome.lastModifiedMs,
@@ -62,7 +62,7 @@ export function recordFetch (history: ChangeHistory, stored: StoredCopy | null, 
     since = stored.verifiedAtMs
   }
   const observation = makeObservation(outcome.atMs, Math.max(outcome.atMs - since, 0), outcome.contentChanged, 'digest', lmAge)
-  const lastModified = judgeLastModified(base.lastModified, {
+  const lastModified = updateLastModifiedTrust(base.lastModified, {
     contentChanged: outcome.contentChanged,
     storedLastModifiedMs: stored.lastModifiedMs,
     responseLastModifiedMs: outcome.lastModifiedMs,

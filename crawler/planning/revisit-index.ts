@@ -7,7 +7,7 @@ import { revisitGain } from './rate-grid.js'
  * the rate's posterior.
  *
  * With a known λ this is the index form of Cho and Garcia-Molina's optimal
- * revisit allocation (BENCHMARKS.md): fetching whichever resource has the
+ * revisit allocation (README, revisit planning): fetching whichever resource has the
  * largest index maximises time-averaged freshness for the budget. With an
  * uncertain λ the expectation is exact too: the condition −I²·dF/dI = μ for the
  * expected freshness F(I) = E[(1 − e^(−λI)) / (λI)] is linear in the posterior,

@@ -24,6 +24,28 @@ export type BudgetName =
 /** Run-level budgets end the run; the report's `run.stoppedBy` names them. */
 export type BudgetStop = Extract<StoppedBy, `budget:${string}`>
 
+/** The budgets that end the whole run when reached. */
+export type RunBudget = Extract<BudgetName, 'max-duration' | 'max-requests' | 'max-bytes'>
+
+/**
+ * A run budget's value in the report's `run.stoppedBy`. The code names a budget by
+ * its flag (`max-duration`) and only this table says what the report calls the
+ * run it ended (`budget:duration`).
+ */
+const STOPPED_BY: Readonly<Record<RunBudget, BudgetStop>> = {
+  'max-duration': 'budget:duration',
+  'max-requests': 'budget:requests',
+  'max-bytes': 'budget:bytes'
+}
+
+export function budgetStop (budget: RunBudget): BudgetStop {
+  return STOPPED_BY[budget]
+}
+
+export function isRunBudget (budget: BudgetName): budget is RunBudget {
+  return Object.hasOwn(STOPPED_BY, budget)
+}
+
 export type BudgetCheck =
   | { ok: true }
   | {
@@ -91,13 +113,13 @@ function n (x: number): string {
 export function mayStartRequest (usage: RunUsage, limits: RunLimits, nowMs: number): BudgetCheck {
   const elapsed = nowMs - usage.startedMs
   if (exceeded(limits.maxDurationMs, elapsed, true)) {
-    return { ok: false, budget: 'max-duration', stoppedBy: 'budget:duration', limit: limits.maxDurationMs ?? 0, used: elapsed, reason: `the run reached its duration budget (${n(limits.maxDurationMs ?? 0)} ms)` }
+    return { ok: false, budget: 'max-duration', stoppedBy: budgetStop('max-duration'), limit: limits.maxDurationMs ?? 0, used: elapsed, reason: `the run reached its duration budget (${n(limits.maxDurationMs ?? 0)} ms)` }
   }
   if (exceeded(limits.maxRequests, usage.requests, true)) {
-    return { ok: false, budget: 'max-requests', stoppedBy: 'budget:requests', limit: limits.maxRequests ?? 0, used: usage.requests, reason: `the run made ${n(usage.requests)} requests, its request budget` }
+    return { ok: false, budget: 'max-requests', stoppedBy: budgetStop('max-requests'), limit: limits.maxRequests ?? 0, used: usage.requests, reason: `the run made ${n(usage.requests)} requests, its request budget` }
   }
   if (exceeded(limits.maxBytes, usage.bytesReceived, true)) {
-    return { ok: false, budget: 'max-bytes', stoppedBy: 'budget:bytes', limit: limits.maxBytes ?? 0, used: usage.bytesReceived, reason: `the run received ${n(usage.bytesReceived)} bytes, reaching its byte budget of ${n(limits.maxBytes ?? 0)}` }
+    return { ok: false, budget: 'max-bytes', stoppedBy: budgetStop('max-bytes'), limit: limits.maxBytes ?? 0, used: usage.bytesReceived, reason: `the run received ${n(usage.bytesReceived)} bytes, reaching its byte budget of ${n(limits.maxBytes ?? 0)}` }
   }
   return { ok: true }
 }
@@ -112,7 +134,7 @@ export function mayStartRequest (usage: RunUsage, limits: RunLimits, nowMs: numb
 export function mayTakeBytes (usage: ResponseUsage, limits: ResponseLimits): BudgetCheck {
   // the run-level budget first: when it is passed, the whole run stops, whatever else this body did
   if (exceeded(limits.maxBytes, usage.runBytesReceived, false)) {
-    return { ok: false, budget: 'max-bytes', stoppedBy: 'budget:bytes', limit: limits.maxBytes ?? 0, used: usage.runBytesReceived, reason: `the run passed its byte budget of ${n(limits.maxBytes ?? 0)} bytes while this body arrived` }
+    return { ok: false, budget: 'max-bytes', stoppedBy: budgetStop('max-bytes'), limit: limits.maxBytes ?? 0, used: usage.runBytesReceived, reason: `the run passed its byte budget of ${n(limits.maxBytes ?? 0)} bytes while this body arrived` }
   }
   if (exceeded(limits.maxDecompressedBytes, usage.decompressedBytes, false)) {
     return { ok: false, budget: 'max-decompressed-bytes', limit: limits.maxDecompressedBytes ?? 0, used: usage.decompressedBytes, reason: `the body decoded to more than ${n(limits.maxDecompressedBytes ?? 0)} bytes (the decompressed-bytes budget); the rest was not read` }

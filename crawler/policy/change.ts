@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto'
 
 /**
- * Change is judged by content, never by headers (issue 3, point 4): a streaming
+ * Change is judged by content, never by headers: a streaming
  * SHA-256 of the decoded body says whether any byte changed (`strict`), and a
  * second SHA-256 over a normalised form says whether anything but whitespace and
  * comments changed (`semantic`). The operator chooses which counts with

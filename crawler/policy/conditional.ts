@@ -1,7 +1,7 @@
 import { judgeLastModified } from './validator-quality.js'
 
 /**
- * Which conditional header to send (issue 3, point 2; RFC 9110 section 13.1,
+ * Which conditional header to send (RFC 9110 section 13.1,
  * RFC 9111 section 4.3.1):
  * - an ETag is stored and does not churn: If-None-Match with it, exactly as the
  *   server sent it (a weak tag keeps its `W/`; If-None-Match compares weakly);

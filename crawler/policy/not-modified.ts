@@ -20,6 +20,8 @@ export interface StoredValidators {
   vary: string | null
   /** The stored response's Date header, as sent: it tells whether its Last-Modified is strong. */
   date: string | null
+  /** The stored ETag was judged churning (policy/validator-quality.ts): an ETag from this server identifies nothing. */
+  etagChurning?: boolean
 }
 
 export type NotModifiedVerdict =
@@ -44,6 +46,8 @@ function opaque (etag: string): string {
  *   stored one; a 304 whose only validator is a foreign ETag is not.
  * - Without strong validators, its weak ones must correspond (weak comparison).
  * - With no validator at all it is selected only if the stored response had none.
+ * - Deliberate departure: once the stored ETag is judged churning, the ETag of a
+ *   304 to an If-Modified-Since is not counted as a validator (see churnedEtag).
  */
 export function judgeNotModified (sent: SentConditional, stored: StoredValidators, response: Readonly<Record<string, string>>, nowMs: number): NotModifiedVerdict {
   if (sent.ifNoneMatch === null && sent.ifModifiedSince === null) {
@@ -61,19 +65,23 @@ export function judgeNotModified (sent: SentConditional, stored: StoredValidator
       return { matches: false, reason: `the 304 says Last-Modified: ${newLm}, later than the stored ${sent.ifModifiedSince}: the content changed after the stored copy (RFC 9111 section 4.3.4)` }
     }
   }
-  const newEtag = response.etag
+  const newEtag = churnedEtag(sent, stored, response.etag) ? undefined : response.etag
+  if (newEtag === undefined && response.etag !== undefined && newLm === undefined) {
+    // the churned ETag set aside, the 304 carries no validator: it answers the If-Modified-Since that sent the stored Last-Modified
+    return { matches: true, reason: `304 Not Modified to If-Modified-Since: the stored content is current; its new ETag ${response.etag} is not evidence, as the ETag churns`, etagReplaced: true }
+  }
   const used = sent.ifNoneMatch !== null ? 'If-None-Match' : 'If-Modified-Since'
   const strongEtag = newEtag !== undefined && !newEtag.startsWith('W/') ? newEtag : null
   // the 304's Last-Modified is strong when it is a second or more before the 304's own Date
   const strongLm = newLm !== undefined && judgeLastModified(newLm, response.date ?? stored.date, nowMs).usable ? newLm : null
-  const etagReplaced = newEtag !== undefined && stored.etag !== null && newEtag !== stored.etag
+  const etagReplaced = response.etag !== undefined && stored.etag !== null && response.etag !== stored.etag
   if (strongEtag !== null || strongLm !== null) {
     if (strongEtag !== null && strongEtag === stored.etag) {
       return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched)`, etagReplaced: false }
     }
     if (strongLm !== null && strongLm === stored.lastModified) {
       return etagReplaced
-        ? { matches: true, reason: `304 Not Modified with a new ETag ${newEtag ?? ''} (was ${stored.etag ?? ''}) and the stored Last-Modified: the stored ETag is replaced (RFC 9111 section 4.3.4)`, etagReplaced }
+        ? { matches: true, reason: `304 Not Modified with a new ETag ${response.etag ?? ''} (was ${stored.etag ?? ''}) and the stored Last-Modified: the stored ETag is replaced (RFC 9111 section 4.3.4)`, etagReplaced }
         : { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched)`, etagReplaced }
     }
     const named = [strongEtag !== null ? `ETag ${strongEtag}` : null, strongLm !== null ? `Last-Modified ${strongLm}` : null].filter(x => x !== null).join(' and ')
@@ -85,7 +93,7 @@ export function judgeNotModified (sent: SentConditional, stored: StoredValidator
       return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched, weak comparison)`, etagReplaced: false }
     }
     if (newEtag === undefined && newLm !== undefined && newLm === stored.lastModified) {
-      return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched its Last-Modified)`, etagReplaced: false }
+      return { matches: true, reason: `304 Not Modified: the stored content is current (${used} matched its Last-Modified)`, etagReplaced }
     }
     return { matches: false, reason: `the 304's weak validator ${newEtag ?? newLm ?? ''} does not correspond to the stored response (RFC 9111 section 4.3.4)` }
   }
@@ -93,6 +101,24 @@ export function judgeNotModified (sent: SentConditional, stored: StoredValidator
     return { matches: true, reason: '304 Not Modified: neither it nor the stored response has a validator (RFC 9111 section 4.3.4)', etagReplaced: false }
   }
   return { matches: false, reason: 'the 304 carries no validator while the stored response has one, so it identifies no stored response (RFC 9111 section 4.3.4)' }
+}
+
+/**
+ * Whether the 304's ETag is set aside as no evidence. RFC 9111 section 4.3.4: "If
+ * the new response contains one or more strong validators [...], then each of
+ * those strong validators identifies a selected representation for update. [...]
+ * If none of the initial set contains at least one of the same strong validators,
+ * then the cache MUST NOT use the new response to update any stored responses."
+ * WebKrab departs from that on purpose for a server whose ETag it has judged
+ * churning (a new tag over the same bytes on every response): such a tag
+ * identifies no representation, so a 304 to the If-Modified-Since the crawler sent
+ * in its place, carrying yet another tag, is judged by its Last-Modified alone (or
+ * by the If-Modified-Since it answers, when it has none). Taken literally, the rule
+ * makes every such 304 a mismatch and every visit two requests.
+ */
+function churnedEtag (sent: SentConditional, stored: StoredValidators, etag: string | undefined): boolean {
+  return stored.etagChurning === true && sent.ifNoneMatch === null && sent.ifModifiedSince !== null &&
+    etag !== undefined && etag !== stored.etag
 }
 
 /**

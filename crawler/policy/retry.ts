@@ -14,7 +14,11 @@ import { retryAfterSignal, type RetryAfter } from './retry-after.js'
 export interface RetryInput {
   /** The response status, or null when there was no response (network error, timeout). */
   status: number | null
-  /** The parsed Retry-After of that response (`{ kind: 'absent' }` when there was none). */
+  /**
+   * The parsed Retry-After of that response (`{ kind: 'absent' }` when there was none). An
+   * HTTP-date in it is measured against the response's Date, or, without a usable one,
+   * against the server time the caller reckons (the crawler's estimate of the origin's clock).
+   */
   retryAfter: RetryAfter
   /** Attempts made for this URL so far, counting the one that just ended (1 after the first request). */
   attempt: number
@@ -44,7 +48,11 @@ export interface RetryInput {
  */
 export const DEFAULT_LONGEST_WAIT_MS = 3_600_000
 
-/** Where no request to an origin may start before `untilMs`. */
+/**
+ * A deferral: no request to an origin (or, for a redirect's wait, to one resource)
+ * starts before `untilMs`, on the caller's clock. The one name for it in the run,
+ * the scheduler and the answer routing; the report shows it in the server's time.
+ */
 export interface OriginDeferral {
   untilMs: number
   reason: string
@@ -90,8 +98,8 @@ function describeRetryAfter (retryAfter: RetryAfter): string {
     case 'invalid': return `an invalid Retry-After, ignored (${retryAfter.reason})`
     case 'delay': return `Retry-After: ${retryAfter.raw}${retryAfter.clamped ? ' (read as 2^31 s, the longest wait taken literally)' : ''}`
     case 'date': return retryAfter.delayMs === 0
-      ? `Retry-After: ${retryAfter.raw} (a date already past by ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the local clock, as the response had no usable Date'}: no wait)`
-      : `Retry-After: ${retryAfter.raw} (${secs(retryAfter.delayMs)} after ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the local clock, as the response had no usable Date'})`
+      ? `Retry-After: ${retryAfter.raw} (a date already past by ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the server time the crawler reckons, as the response had no usable Date'}: no wait)`
+      : `Retry-After: ${retryAfter.raw} (${secs(retryAfter.delayMs)} after ${retryAfter.relativeTo === 'date-header' ? 'the response Date' : 'the server time the crawler reckons, as the response had no usable Date'})`
   }
 }
 

@@ -3,7 +3,7 @@ import type { ValidatorQuality } from '../../reports/report-types.js'
 
 /**
  * How far a resource's validators can be trusted, judged from what the server
- * sent and what the content digests showed (issue 3, point 5). Pure: every time
+ * sent and what the content digests showed. Pure: every time
  * it needs comes in as an argument.
  */
 

@@ -1,15 +1,29 @@
 import type { Decision } from '../../reports/report-types.js'
-import type { StoredRecord } from '../stored-record.js'
 import { judgeFreshness, type Freshness } from './cache.js'
 import { planConditional } from './conditional.js'
+import type { VaryNames } from './vary.js'
 
 /**
  * What to do with one resource before asking the server, and why:
  * record + request headers + the server's time now -> fetch, reuse, revalidate
  * (with which conditional header) or refetch unconditionally.
  */
+/** What a visit reads of the stored record (crawler's StoredRecord has it all). */
+export interface VisitRecord {
+  url: string
+  status: number
+  requestContext: Readonly<Record<string, string>>
+  responseHeaders: Readonly<Record<string, string>>
+  responseDateMs: number
+  etag: string | null
+  etagChurning: boolean
+  lastModified: string | null
+  noStore: boolean
+  vary: VaryNames
+}
+
 export interface VisitInput {
-  record: StoredRecord | null
+  record: VisitRecord | null
   /** The request headers this visit would send (lower-case names). */
   requestHeaders: Readonly<Record<string, string>>
   /** The origin server's time now (estimated from its Date headers). */

@@ -25,7 +25,7 @@ let site: RunningSite
 t.before(async () => { site = await startFixtureSite(undefined, { port: 0 }) })
 t.teardown(async () => { await site.close() })
 
-// The catalogue's paths about what a crawler knows of a page it holds (CONTRACT.md): every
+// The catalogue's paths about what a crawler knows of a page it holds (README): every
 // /validators/, /cache/ and /vary/ path. The site clock stands still between the runs.
 const STABLE = ['/validators/strong', '/validators/weak', '/validators/etag-only', '/validators/last-modified-only', '/validators/cms-rewrite',
   '/cache/no-cache', '/vary/accept-language']

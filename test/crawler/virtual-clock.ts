@@ -1,4 +1,4 @@
-import type { SchedulerClock } from '../../crawler/scheduler.js'
+import type { SchedulerClock } from '../../crawler/run/scheduler.js'
 
 interface Timer { at: number, seq: number, resolve: () => void }
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { LATEST_SCHEMA_VERSION } from '../../crawler/store-migrations.js'
+import { LATEST_SCHEMA_VERSION } from '../../crawler/store/store-migrations.js'
 import { badInputKit, type BadInputCase } from './bad-input-kit.js'
 
 // Bad files to the real `webkrab` binary: stores that are not WebKrab stores or are newer

@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { crawl } from '../../crawler/index.js'
-import { LATEST_SCHEMA_VERSION } from '../../crawler/store-migrations.js'
+import { LATEST_SCHEMA_VERSION } from '../../crawler/store/store-migrations.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
 
 /**

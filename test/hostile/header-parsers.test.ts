@@ -7,7 +7,7 @@ import { formatRetryAfter, parseRetryAfter, MAX_RETRY_AFTER_MS } from '../../com
 import { retryAfterWait } from '../../conformance/checks/request-timing.js'
 import type { Seen } from '../../conformance/site-driver.js'
 import { parseHeaderFlags } from '../../crawler/cli.js'
-import { createDecoders, parseContentEncoding } from '../../crawler/content-decoders.js'
+import { createDecoders, parseContentEncoding } from '../../crawler/fetch/content-decoders.js'
 import { judgeFreshness, judgeStorability } from '../../crawler/policy/cache.js'
 import { judgeNotModified } from '../../crawler/policy/not-modified.js'
 import { readResponseFields } from '../../crawler/policy/response-fields.js'

@@ -10,7 +10,7 @@ import { fromRoot } from '../../common/paths.js'
 import { parseYamlSource } from '../../conformance/yaml-source.js'
 import { parseAdapterFile } from '../../conformance/adapters/load-adapter.js'
 import { crawl } from '../../crawler/index.js'
-import { parseImportance } from '../../crawler/importance-file.js'
+import { parseImportance } from '../../crawler/run/importance-file.js'
 import { decideRedirect } from '../../crawler/policy/redirect.js'
 import { parseSiteYaml, startFixtureSite } from '../../fixture-server/index.js'
 

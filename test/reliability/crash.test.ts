@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { seededRandom } from '../../crawler/policy/backoff.js'
-import { Store } from '../../crawler/store.js'
+import { Store } from '../../crawler/store/store.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
 
 /**

@@ -64,5 +64,5 @@ t.test('the default budgets bound every response but limit no run', async t => {
   t.ok((DEFAULT_BUDGETS.maxBodyBytes ?? Infinity) < Infinity)
   t.ok((DEFAULT_BUDGETS.maxDecompressedBytes ?? Infinity) < Infinity)
   t.equal(DEFAULT_BUDGETS.maxDurationMs, null)
-  t.equal(DEFAULT_BUDGETS.perOriginConcurrency, 2, 'two requests at a time per origin, as issue 4 sets')
+  t.equal(DEFAULT_BUDGETS.perOriginConcurrency, 2, 'two requests at a time per origin, as the README sets')
 })

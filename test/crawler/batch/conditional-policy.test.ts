@@ -1,7 +1,7 @@
 import t from 'tap'
 import { planConditional, type ConditionalInput } from '../../../crawler/policy/conditional.js'
 import { decideVisit } from '../../../crawler/policy/visit.js'
-import type { StoredRecord } from '../../../crawler/stored-record.js'
+import type { StoredRecord } from '../../../crawler/store/stored-record.js'
 
 const DATE = 'Thu, 01 Jan 2026 12:00:00 GMT'
 const DATE_MS = Date.parse('2026-01-01T12:00:00Z')

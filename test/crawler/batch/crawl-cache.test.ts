@@ -6,7 +6,7 @@ import { crawl } from '../../../crawler/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
 // Cache semantics from http-cache-semantics, reasoned in the server's time and
-// explained (issue 3, point 6).
+// explained.
 
 t.test('a fresh response is reused without a request, and revalidated once the server\'s clock says it is stale', async t => {
   const bench = await openBench(t)

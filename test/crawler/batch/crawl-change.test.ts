@@ -1,7 +1,7 @@
 import t from 'tap'
 import { openBench, resourceFor } from '../crawl-helpers.js'
 
-// Change is judged by content, not headers (issue 3, point 4): the digests decide,
+// Change is judged by content, not headers: the digests decide,
 // and --change says whether a cosmetic change counts.
 
 t.test('a semantic change is a change in either mode', async t => {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
-// Conditional requests by the rules (issue 3, point 2), asserted from the fixture
+// Conditional requests by the rules (README: conditional requests), asserted from the fixture
 // site's journal: what the server saw is what counts.
 
 t.test('with both validators stored, the journal shows If-None-Match and no If-Modified-Since', async t => {
@@ -64,6 +64,51 @@ t.test('a churning ETag is reported churning, then revalidated with If-Modified-
   t.equal(req.headers['if-modified-since'], second.journal[0].responseHeaders['last-modified'])
   t.equal(req.status, 304)
   t.equal(resourceFor(third.report, '/validators/churn').validator.quality, 'churning')
+})
+
+t.test('once an ETag is known to churn, each visit to /validators/churn costs one request, answered 304', async t => {
+  const bench = await openBench(t)
+  await bench.crawl(['/validators/churn'])
+  await bench.crawl(['/validators/churn'])
+  for (const visit of [3, 4, 5]) {
+    const { journal, report } = await bench.crawl(['/validators/churn'])
+    const asked = requestsTo(journal, '/validators/churn')
+    t.equal(asked.length, 1, `visit ${visit}: one request`)
+    t.equal(asked[0].status, 304, `visit ${visit}: answered 304`)
+    t.not(asked[0].responseHeaders.etag, undefined, `visit ${visit}: the 304 carries yet another ETag`)
+    t.equal(resourceFor(report, '/validators/churn').outcome, 'unchanged')
+  }
+})
+
+t.test('once an ETag is known to churn, a 304 that carries only another churned ETag confirms the stored copy: one request per visit', async t => {
+  // RFC 9110 section 15.4.5 lets a 304 leave out Last-Modified; its ETag is the churned one
+  const app = Fastify()
+  const LM = 'Mon, 22 Dec 2025 00:00:00 GMT'
+  let n = 0
+  const seen: number[] = []
+  app.get('/churn', async (request, reply) => {
+    reply.header('date', 'Thu, 01 Jan 2026 00:00:00 GMT').header('etag', `"e${++n}"`)
+    if (request.headers['if-modified-since'] === LM) {
+      seen.push(304)
+      return await reply.code(304).send()
+    }
+    seen.push(200)
+    return await reply.header('last-modified', LM).type('text/plain').send('the same words every time')
+  })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  t.teardown(async () => { await app.close() })
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/churn`
+  const store = join(t.testdir(), 's.sqlite')
+  await crawl({ urls: [url], store })
+  await crawl({ urls: [url], store })
+  t.same(seen, [200, 200], 'the second download shows the ETag churning')
+  for (const visit of [3, 4]) {
+    const before = seen.length
+    const report = await crawl({ urls: [url], store })
+    t.same(seen.slice(before), [304], `visit ${visit}: one request, answered 304`)
+    t.equal(report.resources[0].outcome, 'unchanged')
+    t.equal(report.resources[0].validator.quality, 'churning')
+  }
 })
 
 t.test('a Last-Modified later than Date is never sent as If-Modified-Since', async t => {

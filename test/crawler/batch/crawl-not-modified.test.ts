@@ -2,11 +2,11 @@ import t from 'tap'
 import Fastify from 'fastify'
 import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
-import { Store } from '../../../crawler/store.js'
+import { Store } from '../../../crawler/store/store.js'
 import { startFixtureSite } from '../../../fixture-server/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
-// A 304 is a full response for metadata (RFC 9111 section 4.3.4; issue 3, point 3).
+// A 304 is a full response for metadata (RFC 9111 section 4.3.4).
 
 t.test('a 304 replaces the stored ETag and Cache-Control with the new ones', async t => {
   const bench = await openBench(t)

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { Command } from 'commander'
 import { crawlOptionsFromFlags, parseHeaderFlags, registerCrawl } from '../../../crawler/cli.js'
-import { resolveCrawlOptions } from '../../../crawler/crawl-options.js'
-import { MAX_TIMER_MS } from '../../../crawler/monotonic-clock.js'
+import { resolveCrawlOptions } from '../../../crawler/run/crawl-options.js'
+import { MAX_TIMER_MS } from '../../../crawler/fetch/monotonic-clock.js'
 import { openBench } from '../crawl-helpers.js'
 
 // The flags of `webkrab crawl` become crawl() options, and bad input is refused
@@ -62,7 +62,7 @@ t.test('the scope defaults to the seeds\' origins and --scope replaces it', asyn
   t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', scope: ['mailto:x@y'] }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
 })
 
-t.test('every crawl option CONTRACT.md names exists under its name, and each reaches crawl() as the option it sets', async t => {
+t.test('every crawl option of the public contract exists under its name, and each reaches crawl() as the option it sets', async t => {
   const program = new Command()
   registerCrawl(program)
   const command = program.commands.find(c => c.name() === 'crawl')

@@ -2,7 +2,7 @@ import t from 'tap'
 import { openBench, resourceFor } from '../crawl-helpers.js'
 
 // --plan: change-rate estimates from the stored change history refine how a
-// resource is asked (issue 7's planner, wired into the run).
+// resource is asked (the revisit planner, wired into the run).
 
 t.test('without --plan no resource carries a plan', async t => {
   const bench = await openBench(t)

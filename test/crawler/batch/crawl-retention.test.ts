@@ -1,10 +1,10 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
-import { Store } from '../../../crawler/store.js'
+import { Store } from '../../../crawler/store/store.js'
 import { openBench, resourceFor } from '../crawl-helpers.js'
 
-// Retention is separate from caching (issue 3, point 7).
+// Retention is separate from caching.
 
 function count (path: string, sql: string): number {
   const db = new Database(path, { readonly: true })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { createServer, type Socket } from 'node:net'
-import { classifyFetchError, Fetcher, MAX_HEADER_BLOCK_BYTES, type FetchHooks } from '../../../crawler/fetch.js'
+import { classifyFetchError, Fetcher, MAX_HEADER_BLOCK_BYTES, type FetchHooks } from '../../../crawler/fetch/fetch.js'
 
 // What undici throws at a hostile response, mapped onto the error registry with a message
 // that says what the server did wrong, and the kind that tells the retry policy what to do.

@@ -71,3 +71,22 @@ t.test('a 304 replaces stored header fields, except Content-Length and the body\
     expires: 'Fri, 02 Jan 2026 00:00:00 GMT'
   })
 })
+
+t.test('once the stored ETag churns, a 304 to If-Modified-Since with yet another ETag is judged by its Last-Modified, not the ETag', async t => {
+  const churning = { etag: '"a"', lastModified: LM, vary: null, date: DATE, etagChurning: true }
+  const withLm = judgeNotModified({ ifNoneMatch: null, ifModifiedSince: LM }, churning, { etag: '"b"', 'last-modified': LM, date: DATE }, NOW)
+  t.equal(withLm.matches, true)
+  t.equal(withLm.matches && withLm.etagReplaced, true, 'the new tag replaces the stored one')
+  const withoutLm = judgeNotModified({ ifNoneMatch: null, ifModifiedSince: LM }, churning, { etag: '"c"', date: DATE }, NOW)
+  t.equal(withoutLm.matches, true, 'a 304 that carries only the churned ETag answers the If-Modified-Since it was sent')
+  t.match(withoutLm.reason, /not evidence, as the ETag churns/)
+  const movedLm = judgeNotModified({ ifNoneMatch: null, ifModifiedSince: LM }, churning, { etag: '"d"', 'last-modified': 'Tue, 23 Dec 2025 00:00:00 GMT', date: DATE }, NOW)
+  t.equal(movedLm.matches, false, 'a Last-Modified later than the one sent still says the content changed')
+})
+
+t.test('an ETag not judged churning stays evidence: a 304 with only a foreign strong ETag selects nothing, whatever was sent', async t => {
+  const v = judgeNotModified({ ifNoneMatch: null, ifModifiedSince: LM }, { etag: '"a"', lastModified: LM, vary: null, date: DATE, etagChurning: false }, { etag: '"b"', date: DATE }, NOW)
+  t.equal(v.matches, false)
+  const asked = judgeNotModified({ ifNoneMatch: '"a"', ifModifiedSince: null }, { etag: '"a"', lastModified: LM, vary: null, date: DATE, etagChurning: true }, { etag: '"b"', date: DATE }, NOW)
+  t.equal(asked.matches, false, 'a 304 to If-None-Match is judged by RFC 9111 section 4.3.4 as written')
+})

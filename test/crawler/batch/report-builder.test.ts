@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ReportBuilder } from '../../../crawler/report-builder.js'
+import { ReportBuilder } from '../../../crawler/run/report-builder.js'
 import type { Exchange, ResourceReport } from '../../../reports/report-types.js'
 import { DEFAULT_BUDGETS } from '../../../crawler/policy/budgets.js'
 

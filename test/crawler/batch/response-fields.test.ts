@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { OriginClocks } from '../../../crawler/origin-clocks.js'
+import { OriginClocks } from '../../../crawler/run/origin-clocks.js'
 import { judgeDate, readResponseFields, MAX_PLAUSIBLE_CLOCK_OFFSET_MS } from '../../../crawler/policy/response-fields.js'
 import { formatHttpDate, parseHttpDate } from '../../../common/http-date.js'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { describeCompletedRun, type SeedEnd } from '../../../crawler/run-end.js'
+import { describeCompletedRun, type SeedEnd } from '../../../crawler/decide/run-end.js'
 
 // The sentence a run closes with when no budget ended it: "every seed URL was
 // visited" only when that is true.

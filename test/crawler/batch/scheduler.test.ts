@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { Scheduler, monotonicClock, type SchedulerOptions, type JobContext } from '../../../crawler/scheduler.js'
+import { Scheduler, monotonicClock, type SchedulerOptions, type JobContext } from '../../../crawler/run/scheduler.js'
 import { VirtualClock } from '../virtual-clock.js'
 
 interface Job { id: string, ms: number }

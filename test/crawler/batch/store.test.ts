@@ -2,9 +2,9 @@ import t from 'tap'
 import Database from 'better-sqlite3'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Store, BODY_CHUNK_BYTES } from '../../../crawler/store.js'
-import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../../crawler/store-migrations.js'
-import type { RecordWrite } from '../../../crawler/stored-record.js'
+import { Store, BODY_CHUNK_BYTES } from '../../../crawler/store/store.js'
+import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../../crawler/store/store-migrations.js'
+import type { RecordWrite } from '../../../crawler/store/stored-record.js'
 
 function write (over: Partial<RecordWrite> = {}): RecordWrite {
   return {

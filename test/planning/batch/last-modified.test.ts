@@ -1,7 +1,7 @@
 import t from 'tap'
 import { appendObservation, emptyHistory, type ChangeHistory, type LastModifiedTrust } from '../../../crawler/planning/change-history.js'
 import { estimateChangeRate } from '../../../crawler/planning/change-rate.js'
-import { judgeLastModified } from '../../../crawler/planning/last-modified-trust.js'
+import { updateLastModifiedTrust } from '../../../crawler/planning/last-modified-trust.js'
 import { recordFetch } from '../../../crawler/planning/record-fetch.js'
 import { budgetScaledPrior } from '../../../crawler/planning/site-prior.js'
 import { siteLastModifiedTrust } from '../../../crawler/planning/site-last-modified.js'
@@ -11,16 +11,16 @@ const fresh = (): LastModifiedTrust => emptyHistory().lastModified
 const base = { dateMs: 100 * DAY, verifiedAtMs: 90 * DAY }
 
 t.test('Last-Modified is trusted once it has dated a change and held still, not before', async t => {
-  const dated = judgeLastModified(fresh(), { ...base, contentChanged: true, storedLastModifiedMs: 80 * DAY, responseLastModifiedMs: 95 * DAY })
+  const dated = updateLastModifiedTrust(fresh(), { ...base, contentChanged: true, storedLastModifiedMs: 80 * DAY, responseLastModifiedMs: 95 * DAY })
   t.equal(dated.state, 'unknown', 'dating one change is not enough: byte-level churn does that too')
   t.equal(dated.dated, 1)
-  const steady = judgeLastModified(dated, { ...base, contentChanged: false, storedLastModifiedMs: 95 * DAY, responseLastModifiedMs: 95 * DAY })
+  const steady = updateLastModifiedTrust(dated, { ...base, contentChanged: false, storedLastModifiedMs: 95 * DAY, responseLastModifiedMs: 95 * DAY })
   t.equal(steady.state, 'trusted')
   t.match(steady.reason, /moved with each of 1 changes and held still 1 times/)
 })
 
 t.test('one contradiction makes Last-Modified untrusted for good', async t => {
-  const cases: Array<[string, Parameters<typeof judgeLastModified>[1], RegExp]> = [
+  const cases: Array<[string, Parameters<typeof updateLastModifiedTrust>[1], RegExp]> = [
     ['a rewrite', { ...base, contentChanged: false, storedLastModifiedMs: 80 * DAY, responseLastModifiedMs: 99 * DAY }, /moved while the content did not/],
     ['a missed change', { ...base, contentChanged: true, storedLastModifiedMs: 80 * DAY, responseLastModifiedMs: 80 * DAY }, /did not move/],
     ['a date in the future', { ...base, contentChanged: true, storedLastModifiedMs: 80 * DAY, responseLastModifiedMs: 101 * DAY }, /later than the response Date/],
@@ -28,10 +28,10 @@ t.test('one contradiction makes Last-Modified untrusted for good', async t => {
   ]
   const trusted: LastModifiedTrust = { state: 'trusted', dated: 3, steady: 3, reason: 'earlier' }
   for (const [name, c, reason] of cases) {
-    const judged = judgeLastModified(trusted, c)
+    const judged = updateLastModifiedTrust(trusted, c)
     t.equal(judged.state, 'untrusted', name)
     t.match(judged.reason, reason, name)
-    t.equal(judgeLastModified(judged, { ...base, contentChanged: false, storedLastModifiedMs: 95 * DAY, responseLastModifiedMs: 95 * DAY }).state, 'untrusted', `${name}: agreement afterwards does not restore it`)
+    t.equal(updateLastModifiedTrust(judged, { ...base, contentChanged: false, storedLastModifiedMs: 95 * DAY, responseLastModifiedMs: 95 * DAY }).state, 'untrusted', `${name}: agreement afterwards does not restore it`)
   }
 })
 

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { PlanStore } from '../../../crawler/plan-store.js'
-import { Store } from '../../../crawler/store.js'
+import { PlanStore } from '../../../crawler/store/plan-store.js'
+import { Store } from '../../../crawler/store/store.js'
 import { validateReport } from '../../../reports/load-report.js'
 import type { FetchReport } from '../../../reports/report-types.js'
 import { entryFor, openPlanBench } from '../plan-crawl-bench.js'

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
-import { PlanStore } from '../../../crawler/plan-store.js'
-import { Store } from '../../../crawler/store.js'
+import { PlanStore } from '../../../crawler/store/plan-store.js'
+import { Store } from '../../../crawler/store/store.js'
 import { startFixtureSite } from '../../../fixture-server/index.js'
 
 // Change histories and estimates are kept per resource and Vary variant: a page

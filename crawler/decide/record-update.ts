@@ -1,13 +1,13 @@
-import { parseHttpDate } from '../common/http-date.js'
-import type { Outcome } from '../reports/report-types.js'
-import { emptyHistory, type ChangeHistory } from './planning/change-history.js'
-import { recordFetch, type StoredCopy } from './planning/record-fetch.js'
-import type { Storability } from './policy/cache.js'
-import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests } from './policy/change.js'
-import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from './policy/not-modified.js'
-import { judgeValidators, type PreviousValidators, type ValidatorJudgement } from './policy/validator-quality.js'
-import { parseVary, selectedHeaders, variantKey } from './policy/vary.js'
-import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
+import { parseHttpDate } from '../../common/http-date.js'
+import type { Outcome } from '../../reports/report-types.js'
+import { emptyHistory, type ChangeHistory } from '../planning/change-history.js'
+import { recordFetch, type StoredCopy } from '../planning/record-fetch.js'
+import type { Storability } from '../policy/cache.js'
+import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests } from '../policy/change.js'
+import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from '../policy/not-modified.js'
+import { judgeValidators, type PreviousValidators, type ValidatorJudgement } from '../policy/validator-quality.js'
+import { parseVary, selectedHeaders, variantKey } from '../policy/vary.js'
+import type { Observation, RecordWrite, Retain, StoredRecord } from '../store/stored-record.js'
 
 /**
  * How an answer changes what the store holds: pure functions from the stored
@@ -68,6 +68,15 @@ export function responseTime (headers: Readonly<Record<string, string>>, serverN
   return date ?? serverNowMs
 }
 
+/**
+ * Whether a full response's body is kept: a storable response not marked no-store,
+ * under `--retain body`. The one rule: the run asks it at the response head (to
+ * stream the body to the store or not) and updateFromFullResponse at its end.
+ */
+export function keepsBody (storability: Storability, retain: Retain): boolean {
+  return storability.storable && !storability.noStore && retain === 'body'
+}
+
 export interface FullResponseInput {
   url: string
   status: number
@@ -96,9 +105,8 @@ export interface FullResponseUpdate {
 }
 
 /**
- * A full response (2xx with its body) replaces the body and both validators
- * (issue 3, point 3); whether the content changed is judged by its digests
- * (point 4). With no-store nothing of the response is kept but its digests (to
+ * A full response (2xx with its body) replaces the body and both validators;
+ * whether the content changed is judged by its digests. With no-store nothing of the response is kept but its digests (to
  * judge change next time) and the fact that it said no-store.
  */
 export function updateFromFullResponse (input: FullResponseInput): FullResponseUpdate {
@@ -118,7 +126,7 @@ export function updateFromFullResponse (input: FullResponseInput): FullResponseU
   })
   const vary = parseVary(headers.vary)
   const noStore = storability.noStore
-  const keepBody = !noStore && storability.storable && input.retain === 'body'
+  const keepBody = keepsBody(storability, input.retain)
   let outcome: Outcome
   let reason: string
   if (noStore) {
@@ -203,7 +211,7 @@ export type NotModifiedUpdate =
  */
 export function updateFromNotModified (input: NotModifiedInput): NotModifiedUpdate {
   const { record, headers } = input
-  const verdict = judgeNotModified(input.sent, { etag: record.etag, lastModified: record.lastModified, vary: record.responseHeaders.vary ?? null, date: record.responseHeaders.date ?? null }, headers, input.serverNowMs)
+  const verdict = judgeNotModified(input.sent, { etag: record.etag, lastModified: record.lastModified, vary: record.responseHeaders.vary ?? null, date: record.responseHeaders.date ?? null, etagChurning: record.etagChurning }, headers, input.serverNowMs)
   if (!verdict.matches) return verdict
   const atMs = responseTime(headers, input.serverNowMs)
   const merged = headersToKeep(input.retain, mergeNotModifiedHeaders(record.responseHeaders, headers))

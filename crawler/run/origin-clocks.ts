@@ -1,4 +1,4 @@
-import { judgeDate } from './policy/response-fields.js'
+import { judgeDate } from '../policy/response-fields.js'
 
 export interface ClockOffset {
   /** The origin's Date minus the local clock when it arrived. */

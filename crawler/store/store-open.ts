@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { errors, isWebkrabError } from '../common/errors.js'
+import { errors, isWebkrabError } from '../../common/errors.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from './store-migrations.js'
 
 /** Opening a store: checking a file before anything is written to it, and migrating it. */

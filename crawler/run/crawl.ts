@@ -1,25 +1,26 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
-import { errors } from '../common/errors.js'
-import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/report-types.js'
-import type { BodyWriter } from './body-writer.js'
+import { errors } from '../../common/errors.js'
+import type { Exchange, FetchReport, Outcome, StoppedBy } from '../../reports/report-types.js'
+import type { BodyWriter } from '../store/body-writer.js'
 import type { CrawlEvent } from './crawl-events.js'
 import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
-import { Fetcher, type FetchResult } from './fetch.js'
-import { handleAnswer } from './handle-answer.js'
+import { Fetcher, type FetchResult } from '../fetch/fetch.js'
 import { OriginClocks } from './origin-clocks.js'
-import { judgeStorability } from './policy/cache.js'
-import { mayStartRequest, type BudgetName } from './policy/budgets.js'
-import { startTally, type TimeoutTally } from './policy/timeouts.js'
-import { decideVisit } from './policy/visit.js'
-import { DEFAULT_LONGEST_WAIT_MS } from './policy/retry.js'
+import { judgeStorability } from '../policy/cache.js'
+import { budgetStop, isRunBudget, mayStartRequest, type BudgetName, type RunBudget } from '../policy/budgets.js'
+import { startTally, type TimeoutTally } from '../policy/timeouts.js'
+import { decideVisit } from '../policy/visit.js'
+import { DEFAULT_LONGEST_WAIT_MS, type OriginDeferral } from '../policy/retry.js'
 import { PlanRun } from './plan-run.js'
+import { keepsBody } from '../decide/record-update.js'
 import { ReportBuilder } from './report-builder.js'
-import { describeCompletedRun, type SeedEnd } from './run-end.js'
-import { newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
-import type { OriginWait, RunContext } from './run-context.js'
+import { checkReportPath, writeReport } from './report-file.js'
+import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
+import { describeCompletedRun, type SeedEnd } from '../decide/run-end.js'
+import { unrequestedEnd } from '../decide/unrequested-end.js'
+import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
-import { Store } from './store.js'
+import { Store } from '../store/store.js'
+import type { StoredRecord } from '../store/stored-record.js'
 
 /**
  * The run loop: wires the pure policies, the one fetch path and the store
@@ -54,42 +55,26 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   return report
 }
 
-/**
- * Refuses a report path that cannot become a file: a folder, or one under a file.
- * Missing folders are fine (writeReport makes them).
- */
-function checkReportPath (path: string): void {
-  const resolved = resolve(path)
-  if (existsSync(resolved) && statSync(resolved).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path} is a folder, not a file`)
-  let dir = dirname(resolved)
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir)
-  if (!statSync(dir).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: ${dir} is a file, so no report can be written under it`)
+/** What applying an answer's steps carries from one step to the next. */
+interface Applied {
+  /** Where the body streamed, when it was written. */
+  readonly body: BodyWriter | null
+  bodyKept: boolean
+  /** The record the last `save` step wrote. */
+  saved: StoredRecord | null
 }
 
-/** Writes the report atomically (a reader never sees half a file). */
-export function writeReport (path: string, report: FetchReport): void {
-  const tmp = `${path}.${process.pid}.tmp`
-  try {
-    mkdirSync(dirname(path), { recursive: true })
-    writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`)
-    renameSync(tmp, path)
-  } catch (err) {
-    rmSync(tmp, { force: true })
-    throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
-  }
-}
-
-class CrawlRun implements RunContext {
+class CrawlRun {
   private readonly fetcher: Fetcher
   private readonly clock = monotonicClock
   private readonly startedMs: number
-  readonly deadlineMs: number | null
+  private readonly deadlineMs: number | null
   private readonly usage: { requests: number, bytesReceived: number, startedMs: number }
   private readonly clocks: OriginClocks
   private readonly tallies = new Map<string, TimeoutTally>()
   private readonly postponed: ResourceTask[] = []
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
-  private readonly deferrals = new Map<string, { untilMs: number, reason: string, signal: string }>()
+  private readonly deferrals = new Map<string, OriginDeferral>()
   private readonly stoppedOrigins = new Map<string, string>()
   /** Origins deferred for longer than any run waits: their work ends deferred, not failed. */
   private readonly deferredBeyondRun = new Set<string>()
@@ -104,8 +89,10 @@ class CrawlRun implements RunContext {
   private phase: 1 | 2 = 1
   private seq = 0
   private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
+  /** The options answer routing reads: the same for every answer of the run. */
+  private readonly routeOptions: RunSnapshot['options']
 
-  constructor (readonly opts: ResolvedOptions, readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
+  constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
     this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs, idleTimeoutMs: b.idleTimeoutMs })
     this.startedMs = this.clock.now()
@@ -113,6 +100,7 @@ class CrawlRun implements RunContext {
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
     this.clocks = new OriginClocks(store.originClocks())
     this.planning = opts.plan ? PlanRun.open(store, opts, this.clocks) : null
+    this.routeOptions = { retain: opts.retain, change: opts.change, maxAttempts: b.maxAttempts, maxRedirects: b.maxRedirects, maxDurationMs: b.maxDurationMs, scope: b.scope, requestContext: opts.headers }
   }
 
   async execute (): Promise<void> {
@@ -126,7 +114,7 @@ class CrawlRun implements RunContext {
       options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget }
     })
     const onAbort = (): void => {
-      this.stopRun('interrupted', 'the run was interrupted', null)
+      this.stopRun('the run was interrupted', 'interrupted')
       this.scheduler?.stop('the run was interrupted', { abort: true })
     }
     if (opts.signal?.aborted === true) onAbort()
@@ -164,7 +152,7 @@ class CrawlRun implements RunContext {
         if (this.stop?.stoppedBy === 'interrupted') return this.stop.reason
         const check = mayStartRequest(this.usage, this.opts.budgets, this.clock.now())
         if (check.ok) return null
-        this.stopRun(check.stoppedBy ?? 'completed', check.reason, check.budget)
+        if (isRunBudget(check.budget)) this.stopRun(check.reason, check.budget)
         return check.reason
       }
     })
@@ -174,7 +162,7 @@ class CrawlRun implements RunContext {
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of tasks) this.prepare(task, scheduler)
     const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
-    if (result.stoppedBy === 'deadline') this.stopRun('budget:duration', `the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
+    if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
     for (const left of result.leftover) this.finishLeftover(left)
   }
 
@@ -184,23 +172,11 @@ class CrawlRun implements RunContext {
     return headers
   }
 
-  now (): number {
-    return this.clock.now()
-  }
-
-  serverNow (origin: string): number {
+  private serverNow (origin: string): number {
     return this.clocks.now(origin)
   }
 
-  stoppedBy (): StoppedBy | null {
-    return this.stop?.stoppedBy ?? null
-  }
-
-  noteAnswer (note: { id: number, status: number | null, outcome: Outcome, atMs: number }): void {
-    this.notes.push(note)
-  }
-
-  tally (origin: string): TimeoutTally {
+  private tally (origin: string): TimeoutTally {
     let tally = this.tallies.get(origin)
     if (tally === undefined) {
       tally = startTally(this.opts.budgets.perOriginConcurrency)
@@ -209,18 +185,14 @@ class CrawlRun implements RunContext {
     return tally
   }
 
-  setTally (origin: string, tally: TimeoutTally): void {
-    this.tallies.set(origin, tally)
-  }
-
-  stopOrigin (scheduler: Scheduler<ResourceTask>, origin: string, reason: string): void {
+  private stopOrigin (scheduler: Scheduler<ResourceTask>, origin: string, reason: string): void {
     this.stoppedOrigins.set(origin, reason)
     scheduler.stopOrigin(origin, reason)
     this.emit({ type: 'origin-stopped', origin, reason })
   }
 
   /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
-  prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
+  private prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
     const url = new URL(task.url)
     const origin = url.origin
     if (task.hop === 0 && !this.opts.budgets.scope.includes(origin)) {
@@ -296,7 +268,7 @@ class CrawlRun implements RunContext {
       onHead: head => {
         if (head.status < 200 || head.status >= 300) return null
         task.storability = judgeStorability(task.url, head.status, base, head.headers)
-        if (task.storability.storable && !task.storability.noStore && this.opts.retain === 'body') {
+        if (keepsBody(task.storability, this.opts.retain)) {
           const w = this.store.beginBody()
           writer = w
           return chunk => { w.write(chunk) }
@@ -312,16 +284,83 @@ class CrawlRun implements RunContext {
     const attempt = { n: task.attemptLog.length + 1, kind, startedAt: new Date(result.timings.startedAtMs).toISOString(), conditional, status: result.status, reason: '', error: result.error?.message ?? null }
     task.attemptLog.push(attempt)
     let savedBytes = 0
+    const applied: Applied = { body: writer, bodyKept: false, saved: null }
     try {
-      const handled = handleAnswer(this, task, { result, headers, base, conditional, writer }, context, scheduler)
-      attempt.reason = handled.reason
-      savedBytes = handled.savedBytes
-    } catch (err) {
-      (writer as BodyWriter | null)?.discard()
-      throw err
+      const route = routeAnswer(task, { result, headers, base, conditional, bodyWritten: applied.body !== null }, this.snapshot(origin, context))
+      attempt.reason = route.reason
+      savedBytes = route.savedBytes
+      for (const step of route.steps) this.apply(step, task, origin, scheduler, applied)
     } finally {
+      // a body no step kept (or one whose route threw) leaves no staged chunks behind
+      if (!applied.bodyKept) applied.body?.discard()
       // the task may have moved on to a redirect's target by now: the exchange is about `url`
       this.emitExchange(seq, url, origin, kind, conditional, headers, result, startMs, savedBytes)
+    }
+  }
+
+  /** The run as routeAnswer sees it when an answer for `origin` arrives. */
+  private snapshot (origin: string, context: JobContext): RunSnapshot {
+    return {
+      serverNowMs: this.serverNow(origin),
+      nowMs: this.clock.now(),
+      deadlineMs: this.deadlineMs,
+      tally: this.tally(origin),
+      aborted: context.runSignal.aborted,
+      stoppedBy: this.stop?.stoppedBy ?? null,
+      options: this.routeOptions,
+      random: Math.random
+    }
+  }
+
+  /** Carries out one step of an answer's route (the store writes included). */
+  private apply (step: AnswerStep, task: ResourceTask, origin: string, scheduler: Scheduler<ResourceTask>, applied: Applied): void {
+    switch (step.kind) {
+      case 'save': {
+        const body = step.body === 'replace' ? applied.body : null
+        applied.saved = this.store.save(step.write, body !== null ? { kind: 'replace', body } : { kind: step.body === 'keep' ? 'keep' : 'drop' }, step.observation)
+        applied.bodyKept = body !== null
+        return
+      }
+      case 'finish':
+        if (step.hop !== null) task.redirects.push(step.hop)
+        this.finish(task, { ...step.end, record: step.end.record === 'saved' ? applied.saved : step.end.record }, step.budget)
+        return
+      case 'note-answer':
+        if (task.record !== null) this.notes.push({ id: task.record.id, status: step.status, outcome: step.outcome, atMs: step.atMs })
+        return
+      case 'ask-again':
+        task.failedRevalidation = step.failedRevalidation
+        task.nextKind = 'retry'
+        scheduler.add(origin, task, step.notBefore === null ? {} : { notBefore: step.notBefore })
+        return
+      case 'follow-redirect':
+        followRedirect(task, step.status, step.url, step.dropHeaders)
+        this.prepare(task, scheduler, step.notBefore ?? undefined)
+        return
+      case 'defer-origin':
+        this.deferOrigin(scheduler, origin, step.deferral, step.announce)
+        return
+      case 'defer-resource':
+        this.emitDeferral(origin, step.deferral, [task.seed], true)
+        return
+      case 'stop-origin':
+        this.stopOrigin(scheduler, origin, step.reason)
+        return
+      case 'lower-concurrency':
+        scheduler.lowerConcurrency(origin, step.limit)
+        return
+      case 'set-tally':
+        this.tallies.set(origin, step.tally)
+        return
+      case 'stop-run':
+        this.stopRun(step.reason, step.budget)
+        if (step.halt) scheduler.stop(step.reason)
+        return
+      default: {
+        // every kind is handled above: a new kind fails to compile here
+        const unknown: never = step
+        throw errors.WEBKRAB_ERR_INTERNAL(`unknown answer step ${JSON.stringify(unknown)}`)
+      }
     }
   }
 
@@ -346,13 +385,8 @@ class CrawlRun implements RunContext {
     this.emit({ type: 'exchange', exchange, savedBytes })
   }
 
-
-
-
-
-
   /** Holds every request to the origin until `untilMs`, in this phase and the next. */
-  deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginWait, announce = true): void {
+  private deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral, announce = true): void {
     const known = this.deferrals.get(origin)
     if (known === undefined || d.untilMs >= known.untilMs) this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
     this.holdOrigin(scheduler, origin, d)
@@ -365,7 +399,7 @@ class CrawlRun implements RunContext {
    * a longer one ends the origin's work for this run at once, each resource deferred, so a
    * run without a deadline never idles for what a Retry-After of 10^12 seconds asks.
    */
-  private holdOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginWait): void {
+  private holdOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral): void {
     const beyondRun = (this.deadlineMs === null || d.untilMs < this.deadlineMs) && d.untilMs - this.clock.now() > DEFAULT_LONGEST_WAIT_MS
     if (!beyondRun) {
       scheduler.defer(origin, d.untilMs, d)
@@ -375,60 +409,30 @@ class CrawlRun implements RunContext {
     scheduler.stopOrigin(origin, d.reason)
   }
 
-  private emitDeferral (origin: string, d: OriginWait, urls: string[], pending: boolean): void {
+  private emitDeferral (origin: string, d: OriginDeferral, urls: string[], pending: boolean): void {
     // untilMs is on the run's monotonic clock; the report speaks in the server's time
     // whole seconds: the server's clock (its Date) has no finer grain
     const until = new Date(Math.round((this.serverNow(origin) + (d.untilMs - this.clock.now())) / 1000) * 1000).toISOString()
     this.emit({ type: 'deferral', origin, deferral: { reason: d.reason, signal: d.signal, until }, urls, pending })
   }
 
-  finishDeferred (task: ResourceTask, origin: string, d: OriginWait, status: number | null): void {
-    // a wait that ends past the run's deadline: the duration budget left this undone. A wait longer
-    // than any run sits out (policy/retry.ts) is deferred whatever the budget: that ends no run.
-    if (this.deadlineMs !== null && d.untilMs >= this.deadlineMs) {
-      this.stopRun('budget:duration', `the run's duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms) ends before the server's wait: ${d.signal}`, 'max-duration')
-    }
-    this.emitDeferral(origin, d, [task.seed], true)
-    this.finish(task, { outcome: 'deferred', reason: d.reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
-  }
-
-  finishIncomplete (task: ResourceTask, reason: string, budget: string | null, status: number | null): void {
-    this.finish(task, { outcome: 'incomplete', reason, status, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers }, budget)
-  }
-
+  /** Ends a task the scheduler never started (decide/unrequested-end.ts says how). */
   private finishLeftover (left: Leftover<ResourceTask>): void {
     const task = left.job
     if (task.finished) return
-    const unrequested = { ...stripDecision(task.decision), action: 'skip' as const }
     const beyondRun = left.why === 'origin-stopped' && this.deferredBeyondRun.has(left.origin) ? this.deferrals.get(left.origin) ?? null : null
-    if (beyondRun !== null) {
-      unrequested.reason = `not requested: ${beyondRun.reason}`
-      this.emitDeferral(left.origin, beyondRun, [task.seed], true)
-      this.finish(task, { outcome: 'deferred', reason: beyondRun.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
-      return
-    }
-    if (left.why === 'deferred' && left.deferral !== null) {
-      unrequested.reason = `not requested: ${left.deferral.reason}`
-      this.emitDeferral(left.origin, left.deferral, [task.seed], true)
-      this.finish(task, { outcome: 'deferred', reason: left.deferral.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
-      return
-    }
-    if (left.why === 'origin-stopped') {
-      unrequested.reason = `not requested: ${left.reason}`
-      this.finish(task, { outcome: 'failed', reason: left.reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested })
-      return
-    }
-    const budget = left.why === 'deadline' ? 'max-duration' : (this.stop?.budget ?? null)
-    const reason = left.why === 'deadline' ? 'the run\'s duration budget ended before this was requested' : `not requested: ${this.stop?.reason ?? left.reason}`
-    unrequested.reason = reason
-    this.finish(task, { outcome: 'incomplete', reason, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers, decision: unrequested }, budget)
+    const ended = unrequestedEnd(task, left, { beyondRun, stop: this.stop, requestContext: this.opts.headers })
+    if (ended.deferral !== null) this.emitDeferral(left.origin, ended.deferral, [task.seed], true)
+    this.finish(task, ended.end, ended.budget)
   }
 
-  stopRun (stoppedBy: StoppedBy, reason: string, budget: BudgetName | null): void {
-    if (this.stop === null) this.stop = { stoppedBy, reason, budget }
+  /** Stops the run for a run budget, or (`interrupted`) for the operator; the first stop is the one reported. */
+  private stopRun (reason: string, by: RunBudget | 'interrupted'): void {
+    if (this.stop !== null) return
+    this.stop = by === 'interrupted' ? { stoppedBy: 'interrupted', reason, budget: null } : { stoppedBy: budgetStop(by), reason, budget: by }
   }
 
-  finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
+  private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
     this.ends.push({ outcome: end.outcome, attempts: task.attemptLog.length, origin: new URL(task.url).origin })

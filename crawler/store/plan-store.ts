@@ -1,8 +1,7 @@
 import type Database from 'better-sqlite3'
-import { checkChangeHistory, type ChangeHistory } from './planning/change-history.js'
-import type { ChangeRateEstimate } from './planning/change-rate.js'
-import type { SitePrior } from './planning/site-prior.js'
-import type { BudgetLedger } from './plan-budget.js'
+import { checkChangeHistory, type ChangeHistory } from '../planning/change-history.js'
+import type { ChangeRateEstimate } from '../planning/change-rate.js'
+import type { SitePrior } from '../planning/site-prior.js'
 
 /**
  * The revisit planner's state in the crawler's store (tables of schema v3,
@@ -11,6 +10,14 @@ import type { BudgetLedger } from './plan-budget.js'
  * data: a value that does not read back as what it should be is treated as
  * absent (the planner starts afresh) rather than failing the run.
  */
+/** An origin's planned requests on one day of its clock (decide/plan-budget.ts reads and extends it). */
+export interface BudgetLedger {
+  /** Days since the epoch, in the origin's clock. */
+  day: number
+  /** Requests made to the origin on that day. */
+  used: number
+}
+
 export interface OriginPlanState {
   origin: string
   requestsPerDay: number | null

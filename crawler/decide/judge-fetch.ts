@@ -1,11 +1,11 @@
-import { parseHttpDate } from '../common/http-date.js'
-import { judgeAudit, type AuditJudgement } from './planning/audit.js'
-import type { ChangeHistory } from './planning/change-history.js'
-import { recordFetch } from './planning/record-fetch.js'
-import type { ChangeMode } from './policy/change.js'
+import { parseHttpDate } from '../../common/http-date.js'
+import { judgeAudit, type AuditJudgement } from '../planning/audit.js'
+import type { ChangeHistory } from '../planning/change-history.js'
+import { recordFetch } from '../planning/record-fetch.js'
+import type { ChangeMode } from '../policy/change.js'
 import type { PlanSnapshot } from './plan-candidates.js'
 import { storedCopy } from './record-update.js'
-import type { StoredRecord } from './stored-record.js'
+import type { StoredRecord } from '../store/stored-record.js'
 
 export interface FetchFacts {
   /** The resource as it stood before the run. */

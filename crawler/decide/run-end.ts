@@ -1,4 +1,5 @@
-import type { Outcome } from '../reports/report-types.js'
+import type { Outcome } from '../../reports/report-types.js'
+import type { OriginDeferral } from '../policy/retry.js'
 
 /**
  * The sentence a run that no budget ended closes with (the report's `run.stopReason`).
@@ -18,7 +19,7 @@ export interface SeedEnd {
 
 export interface RunEndContext {
   /** Per origin, the server's signal that deferred it (e.g. `503 Retry-After: 600`). */
-  deferrals: ReadonlyMap<string, { signal: string }>
+  deferrals: ReadonlyMap<string, Pick<OriginDeferral, 'signal'>>
   /** Per origin, why its work was stopped for this run. */
   stoppedOrigins: ReadonlyMap<string, string>
 }

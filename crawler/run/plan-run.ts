@@ -1,24 +1,24 @@
-import type { PlanMode, ResourcePlan } from '../reports/report-types.js'
+import type { PlanMode, ResourcePlan } from '../../reports/report-types.js'
 import type { ResolvedOptions } from './crawl-options.js'
 import type { OriginClocks } from './origin-clocks.js'
-import { judgeFetch } from './plan-audit.js'
-import { budgetWindow, ledgerAfter, type BudgetWindow } from './plan-budget.js'
-import { planCandidate, planSnapshot, type PlanSnapshot } from './plan-candidates.js'
-import { estimateText, plannedNote, reusedNote, skippedNote } from './plan-notes.js'
-import { PlanStore, type OriginPlanState } from './plan-store.js'
-import type { ChangeHistory } from './planning/change-history.js'
-import { estimateChangeRate, priorNodes } from './planning/change-rate.js'
-import { fitSitePrior } from './planning/fit-site-prior.js'
-import { AUDIT_SHARE } from './planning/audit.js'
-import { planRevisits, type PlanCandidate, type PlannedFetch, type RevisitPlan } from './planning/planner.js'
-import { chooseFetchMode } from './planning/fetch-mode.js'
-import { DAY_MS } from './planning/rate-grid.js'
-import { siteLastModifiedTrust, type SiteLastModifiedTrust } from './planning/site-last-modified.js'
-import { budgetScaledPrior, type SitePrior } from './planning/site-prior.js'
-import { decideVisit } from './policy/visit.js'
-import { validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
-import type { Store } from './store.js'
-import type { StoredRecord } from './stored-record.js'
+import { judgeFetch } from '../decide/judge-fetch.js'
+import { budgetWindow, ledgerAfter, type BudgetWindow } from '../decide/plan-budget.js'
+import { planCandidate, planSnapshot, type PlanSnapshot } from '../decide/plan-candidates.js'
+import { estimateText, plannedNote, reusedNote, skippedNote } from '../decide/plan-notes.js'
+import { PlanStore, type OriginPlanState } from '../store/plan-store.js'
+import type { ChangeHistory } from '../planning/change-history.js'
+import { estimateChangeRate, priorNodes } from '../planning/change-rate.js'
+import { fitSitePrior } from '../planning/fit-site-prior.js'
+import { AUDIT_SHARE } from '../planning/audit.js'
+import { planRevisits, type PlanCandidate, type PlannedFetch, type RevisitPlan } from '../planning/planner.js'
+import { chooseFetchMode } from '../planning/fetch-mode.js'
+import { DAY_MS } from '../planning/rate-grid.js'
+import { siteLastModifiedTrust, type SiteLastModifiedTrust } from '../planning/site-last-modified.js'
+import { budgetScaledPrior, type SitePrior } from '../planning/site-prior.js'
+import { decideVisit } from '../policy/visit.js'
+import { validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
+import type { Store } from '../store/store.js'
+import type { StoredRecord } from '../store/stored-record.js'
 
 /** What the plan says of one resource this run. */
 interface PlanEntry {
@@ -45,7 +45,7 @@ interface OriginRun {
   window: BudgetWindow | null
   /** Requests made to the origin in this run (retries and redirect hops count). */
   charged: number
-  /** Audits owed (plan-store.ts): the share of each plan's revisits, carried across runs. */
+  /** Audits owed (store/plan-store.ts): the share of each plan's revisits, carried across runs. */
   auditCredit: number
   /** The plan for the rest of the run, made once the probe has told the clock. */
   plan: Map<string, PlanEntry> | null
@@ -55,7 +55,7 @@ const PROBE_PREFIX = 'asked first, so that its Date tells the origin\'s clock be
 
 /**
  * `crawl --plan` across runs: the revisit planner (crawler/planning) wired into
- * the run loop (crawler/crawl.ts), with its state in the store (plan-store.ts).
+ * the run loop (crawler/run/crawl.ts), with its state in the store (crawler/store/plan-store.ts).
  *
  * Before a run, every resource of the seeds' origins (the seeds and what the
  * store holds for those origins) becomes a candidate with its history,
@@ -63,7 +63,7 @@ const PROBE_PREFIX = 'asked first, so that its Date tells the origin\'s clock be
  * candidate the planner ranks first (a never-fetched one if there is any); its
  * Date tells the origin's clock, and the rest is planned in that time: never-
  * fetched resources first, then the highest revisit indices, within the day's
- * budget (plan-budget.ts). Each planned resource is revalidated, refetched or
+ * budget (decide/plan-budget.ts). Each planned resource is revalidated, refetched or
  * audited as the planner says; the others are reported `skipped` with the
  * reason. After each answer the resource's estimate (and what an unconditional
  * fetch showed of its validators) is stored; after the run, the budget's

@@ -1,8 +1,8 @@
-import { version } from '../common/version.js'
+import { version } from '../../common/version.js'
 import {
   REPORT_SCHEMA, type Budgets, type Deferral, type DeferredEntry, type Exchange, type FetchReport, type IncompleteEntry,
   type OriginSummary, type ResourceReport, type RunSummary, type StoppedBy
-} from '../reports/report-types.js'
+} from '../../reports/report-types.js'
 import type { CrawlEvent } from './crawl-events.js'
 
 /**

@@ -1,6 +1,6 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream'
 import zlib from 'node:zlib'
-import { errors } from '../common/errors.js'
+import { errors } from '../../common/errors.js'
 
 /**
  * Content codings (RFC 9110 section 8.4.1) undone with node:zlib streams, in the

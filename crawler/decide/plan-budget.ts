@@ -1,4 +1,7 @@
-import { DAY_MS } from './planning/rate-grid.js'
+import { DAY_MS } from '../planning/rate-grid.js'
+import type { BudgetLedger } from '../store/plan-store.js'
+
+export type { BudgetLedger }
 
 /**
  * The daily politeness budget of `crawl --plan --plan-budget N`, across runs:
@@ -8,12 +11,6 @@ import { DAY_MS } from './planning/rate-grid.js'
  * made in it, so a second run on the same day gets only what is left and a run
  * on the next day gets the whole budget again.
  */
-export interface BudgetLedger {
-  /** Days since the epoch, in the origin's clock. */
-  day: number
-  /** Requests made to the origin on that day. */
-  used: number
-}
 
 export interface BudgetWindow {
   /** Requests per origin per day. */

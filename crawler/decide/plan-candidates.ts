@@ -1,11 +1,11 @@
-import { emptyHistory, type ChangeHistory } from './planning/change-history.js'
-import { estimateChangeRate, type ChangeRateEstimate } from './planning/change-rate.js'
-import type { PlanCandidate } from './planning/planner.js'
-import type { SiteLastModifiedTrust } from './planning/site-last-modified.js'
-import type { SitePrior } from './planning/site-prior.js'
-import type { VisitDecision } from './policy/visit.js'
-import type { ResourcePlanState } from './plan-store.js'
-import type { StoredRecord } from './stored-record.js'
+import { emptyHistory, type ChangeHistory } from '../planning/change-history.js'
+import { estimateChangeRate, type ChangeRateEstimate } from '../planning/change-rate.js'
+import type { PlanCandidate } from '../planning/planner.js'
+import type { SiteLastModifiedTrust } from '../planning/site-last-modified.js'
+import type { SitePrior } from '../planning/site-prior.js'
+import type { VisitDecision } from '../policy/visit.js'
+import type { ResourcePlanState } from '../store/plan-store.js'
+import type { StoredRecord } from '../store/stored-record.js'
 
 /**
  * One resource as the planner sees it before a run: what the store holds of

@@ -1,9 +1,9 @@
-import type { Attempt, Decision, Outcome, RequestKind, ResourceReport, Validator } from '../reports/report-types.js'
-import type { Storability } from './policy/cache.js'
-import type { ChangeKind } from './policy/change.js'
-import type { VisitDecision } from './policy/visit.js'
-import { isWeakEtag, type ValidatorJudgement } from './policy/validator-quality.js'
-import type { StoredRecord } from './stored-record.js'
+import type { Attempt, Decision, Outcome, RequestKind, ResourceReport, Validator } from '../../reports/report-types.js'
+import type { Storability } from '../policy/cache.js'
+import type { ChangeKind } from '../policy/change.js'
+import type { VisitDecision } from '../policy/visit.js'
+import { isWeakEtag, type ValidatorJudgement } from '../policy/validator-quality.js'
+import type { StoredRecord } from '../store/stored-record.js'
 
 /**
  * One seed URL's way through a run: its redirect chain, its attempts, and the

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { isMap, isScalar, type Node } from 'yaml'
-import { errors } from '../common/errors.js'
-import { parseYamlDocument } from '../common/yaml-tags.js'
+import { errors } from '../../common/errors.js'
+import { parseYamlDocument } from '../../common/yaml-tags.js'
 
 /**
  * `webkrab crawl --plan --importance FILE`: the operator's weight per URL, a

@@ -1,4 +1,4 @@
-import type { Budgets, Deferral, Exchange, ResourceReport, RunSummary, StoppedBy } from '../reports/report-types.js'
+import type { Budgets, Deferral, Exchange, ResourceReport, RunSummary, StoppedBy } from '../../reports/report-types.js'
 
 /**
  * What a run tells the world as it goes: progress for a caller (`onEvent`), and

@@ -17,18 +17,12 @@
  */
 
 import { setMaxListeners } from 'node:events'
-import { errors } from '../common/errors.js'
+import { errors } from '../../common/errors.js'
 import { Fifo } from './fifo.js'
-import { monotonicClock, type SchedulerClock } from './monotonic-clock.js'
+import { monotonicClock, type SchedulerClock } from '../fetch/monotonic-clock.js'
+import type { OriginDeferral } from '../policy/retry.js'
 
 export { monotonicClock, type SchedulerClock }
-
-export interface SchedulerDeferral {
-  untilMs: number
-  reason: string
-  /** The server's signal, e.g. `429 Retry-After: 600`. */
-  signal: string
-}
 
 export interface SchedulerOptions<J> {
   /** Jobs running at once across all origins (at least 1). */
@@ -74,7 +68,7 @@ export interface Leftover<J> {
   why: LeftoverWhy
   reason: string
   /** The origin's deferral, when it was deferred. */
-  deferral: SchedulerDeferral | null
+  deferral: OriginDeferral | null
 }
 
 export type SchedulerStop = 'completed' | 'deadline' | 'stopped'
@@ -101,7 +95,7 @@ interface OriginState<J> {
   active: number
   limit: number
   lastStartMs: number
-  deferral: SchedulerDeferral | null
+  deferral: OriginDeferral | null
   stopped: string | null
 }
 
@@ -213,7 +207,7 @@ export class Scheduler<J> {
   }
 
   /** No job of this origin starts before `untilMs`, queued ones included. A later deferral extends an earlier one, never shortens it. */
-  defer (origin: string, untilMs: number, deferral: { reason: string, signal: string }): void {
+  defer (origin: string, untilMs: number, deferral: Pick<OriginDeferral, 'reason' | 'signal'>): void {
     const state = this.stateOf(origin)
     if (state.deferral === null || untilMs >= state.deferral.untilMs) {
       state.deferral = { untilMs, reason: deferral.reason, signal: deferral.signal }
@@ -222,7 +216,7 @@ export class Scheduler<J> {
   }
 
   /** The origin's current deferral, if any (it stays recorded after it ends). */
-  deferralOf (origin: string): SchedulerDeferral | null {
+  deferralOf (origin: string): OriginDeferral | null {
     return this.origins.get(origin)?.deferral ?? null
   }
 

@@ -1,11 +1,11 @@
-import { errors } from '../common/errors.js'
-import { version } from '../common/version.js'
-import type { Budgets } from '../reports/report-types.js'
-import { DEFAULT_BUDGETS } from './policy/budgets.js'
-import type { ChangeMode } from './policy/change.js'
+import { errors } from '../../common/errors.js'
+import { version } from '../../common/version.js'
+import type { Budgets } from '../../reports/report-types.js'
+import { DEFAULT_BUDGETS } from '../policy/budgets.js'
+import type { ChangeMode } from '../policy/change.js'
 import type { CrawlEvent } from './crawl-events.js'
-import type { Retain } from './stored-record.js'
-import { MAX_TIMER_MS } from './monotonic-clock.js'
+import type { Retain } from '../store/stored-record.js'
+import { MAX_TIMER_MS } from '../fetch/monotonic-clock.js'
 
 /** The options of `crawl()`: the library form of `webkrab crawl`. */
 export interface CrawlOptions {
@@ -82,7 +82,7 @@ export const DEFAULT_ACCEPT_ENCODING = 'gzip, deflate, br'
 
 /**
  * Headers the operator may not set: the crawler owns conditionals, framing and
- * connection management, and it never sends credentials (issue 8, point 5).
+ * connection management, and it never sends credentials.
  */
 const RESERVED_HEADERS: Record<string, string> = {
   'if-none-match': 'the crawler chooses its own conditional headers',

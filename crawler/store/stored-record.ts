@@ -1,6 +1,6 @@
-import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
-import type { ChangeHistory } from './planning/change-history.js'
-import type { VaryNames } from './policy/vary.js'
+import type { Outcome, ValidatorQuality } from '../../reports/report-types.js'
+import type { ChangeHistory } from '../planning/change-history.js'
+import type { VaryNames } from '../policy/vary.js'
 
 export type Retain = 'body' | 'headers' | 'none'
 

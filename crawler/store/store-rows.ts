@@ -1,6 +1,6 @@
-import type { Outcome, ValidatorQuality } from '../reports/report-types.js'
-import { checkChangeHistory, type ChangeHistory } from './planning/change-history.js'
-import { formatVary, parseVary } from './policy/vary.js'
+import type { Outcome, ValidatorQuality } from '../../reports/report-types.js'
+import { checkChangeHistory, type ChangeHistory } from '../planning/change-history.js'
+import { formatVary, parseVary } from '../policy/vary.js'
 import type { Observation, RecordWrite, Retain, StoredRecord } from './stored-record.js'
 
 /** The `resources` table's rows, and the mapping between them and StoredRecord. */

@@ -1,10 +1,10 @@
-import type { PlanMode, ResourcePlan } from '../reports/report-types.js'
-import type { ChangeRateEstimate, RatePosterior } from './planning/change-rate.js'
-import { describeEstimate } from './planning/change-rate.js'
-import type { PlannedFetch } from './planning/planner.js'
-import { DAY_MS } from './planning/rate-grid.js'
-import { changeProbability, revisitIndex } from './planning/revisit-index.js'
-import { formatDays } from './planning/site-prior.js'
+import type { PlanMode, ResourcePlan } from '../../reports/report-types.js'
+import type { ChangeRateEstimate, RatePosterior } from '../planning/change-rate.js'
+import { describeEstimate } from '../planning/change-rate.js'
+import type { PlannedFetch } from '../planning/planner.js'
+import { DAY_MS } from '../planning/rate-grid.js'
+import { changeProbability, revisitIndex } from '../planning/revisit-index.js'
+import { formatDays } from '../planning/site-prior.js'
 
 /**
  * What the report says of each resource under `crawl --plan`: pure functions

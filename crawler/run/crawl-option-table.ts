@@ -1,0 +1,62 @@
+import type { Budgets } from '../../reports/report-types.js'
+import type { CrawlOptions } from './crawl-options.js'
+
+/**
+ * The crawl options, once: each row names the `crawl()` option, its `webkrab crawl`
+ * flag (also its name in a scenario step's `options`), how its value is read, its
+ * help line, and where the fetch report keeps it. The CLI's flags and their parsing
+ * are made from this table; a test holds the scenario schema and types, the
+ * reference adapter and the report's budgets and schema to it.
+ */
+
+/** How a flag's value is read: `switch` takes none; `whole` is digits, at least `min`; `duration` 500ms/30s/1d; `size` 512KiB/10MB. */
+export type OptionValue = 'switch' | 'whole' | 'duration' | 'size' | 'choice' | 'text' | 'headers' | 'origins' | 'importance-file'
+
+export interface CrawlOptionRow {
+  /** The `crawl()` option. */
+  option: Exclude<keyof CrawlOptions, 'urls' | 'onEvent' | 'signal'>
+  /** The flag without its dashes; a scenario step's option of the same name, when `scenario`. */
+  flag: string
+  /** The flag's value placeholder (`<duration>`); none for a switch. */
+  arg?: string
+  value: OptionValue
+  min?: number
+  choices?: readonly string[]
+  required?: boolean
+  help: string
+  /** A scenario step may set it under `options` (conformance/schema/scenario.schema.json). */
+  scenario: boolean
+  /** Where the report's `run` keeps it: a key of `run.budgets` or of `run.options`. */
+  report: { budgets: keyof Budgets } | { options: string } | null
+}
+
+export const CRAWL_OPTION_TABLE = [
+  { option: 'store', flag: 'store', arg: '<file>', value: 'text', required: true, help: 'SQLite store; kept between runs, so a second run revalidates', scenario: false, report: null },
+  { option: 'report', flag: 'report', arg: '<file>', value: 'text', help: 'write the JSON fetch report (webkrab.report/v1) here', scenario: false, report: null },
+  { option: 'headers', flag: 'header', arg: '<header>', value: 'headers', help: "request context sent with every request, 'Name: value' (repeatable)", scenario: false, report: { options: 'headers' } },
+  { option: 'revalidateAlways', flag: 'revalidate-always', value: 'switch', help: 'ask the server even when a stored response is fresh', scenario: true, report: { options: 'revalidateAlways' } },
+  { option: 'retain', flag: 'retain', arg: '<what>', value: 'choice', choices: ['body', 'headers', 'none'], help: 'what to keep of each response: body, headers, or none (status, validators, digests)', scenario: true, report: { options: 'retain' } },
+  { option: 'change', flag: 'change', arg: '<mode>', value: 'choice', choices: ['strict', 'semantic'], help: 'what counts as a change: strict (any byte) or semantic (not whitespace or comments)', scenario: true, report: { options: 'change' } },
+  { option: 'plan', flag: 'plan', value: 'switch', help: 'plan the run from change-rate estimates: the seeds and every stored resource of their origins, each revalidated, refetched or audited as its estimate says; the report says why', scenario: true, report: { options: 'plan' } },
+  { option: 'planBudget', flag: 'plan-budget', arg: '<n>', value: 'whole', min: 1, help: 'with --plan (implied): at most N requests per origin per day of its clock; the planner chooses which resources get them, the rest are reported skipped with the reason', scenario: true, report: { options: 'planBudget' } },
+  { option: 'importance', flag: 'importance', arg: '<file>', value: 'importance-file', help: 'with --plan (implied): a YAML or JSON mapping from URL to weight (default 1); weightier pages get more of the budget', scenario: false, report: null },
+  { option: 'userAgent', flag: 'user-agent', arg: '<ua>', value: 'text', help: 'the User-Agent to send', scenario: false, report: null },
+  { option: 'maxDurationMs', flag: 'max-duration', arg: '<duration>', value: 'duration', help: 'stop the run after this long (500ms, 30s, 10m, 1h, 1d)', scenario: true, report: { budgets: 'maxDurationMs' } },
+  { option: 'maxRequests', flag: 'max-requests', arg: '<n>', value: 'whole', min: 0, help: 'stop the run after this many requests (retries count)', scenario: true, report: { budgets: 'maxRequests' } },
+  { option: 'maxBytes', flag: 'max-bytes', arg: '<size>', value: 'size', help: 'stop the run after receiving this many bytes (512KiB, 10MB, bytes)', scenario: true, report: { budgets: 'maxBytes' } },
+  { option: 'maxBodyBytes', flag: 'max-body-bytes', arg: '<size>', value: 'size', help: 'cut a response body past this many bytes on the wire', scenario: true, report: { budgets: 'maxBodyBytes' } },
+  { option: 'maxDecompressedBytes', flag: 'max-decompressed-bytes', arg: '<size>', value: 'size', help: 'cut a response body past this many decoded bytes', scenario: true, report: { budgets: 'maxDecompressedBytes' } },
+  { option: 'maxRedirects', flag: 'max-redirects', arg: '<n>', value: 'whole', min: 0, help: 'redirect hops followed per URL', scenario: true, report: { budgets: 'maxRedirects' } },
+  { option: 'maxAttempts', flag: 'max-attempts', arg: '<n>', value: 'whole', min: 1, help: 'requests per URL, retries included', scenario: true, report: { budgets: 'maxAttempts' } },
+  { option: 'concurrency', flag: 'concurrency', arg: '<n>', value: 'whole', min: 1, help: 'requests at once across all origins', scenario: true, report: { budgets: 'concurrency' } },
+  { option: 'perOriginConcurrency', flag: 'per-origin-concurrency', arg: '<n>', value: 'whole', min: 1, help: 'requests (and connections) at once per origin', scenario: true, report: { budgets: 'perOriginConcurrency' } },
+  { option: 'connectTimeoutMs', flag: 'connect-timeout', arg: '<duration>', value: 'duration', help: 'give up connecting after this long', scenario: true, report: { budgets: 'connectTimeoutMs' } },
+  { option: 'responseTimeoutMs', flag: 'response-timeout', arg: '<duration>', value: 'duration', help: 'give up on a response whose head, or whole, takes longer than this', scenario: true, report: { budgets: 'responseTimeoutMs' } },
+  { option: 'idleTimeoutMs', flag: 'idle-timeout', arg: '<duration>', value: 'duration', help: 'give up on a body that goes this long without a byte (default 30s, at most the response timeout)', scenario: true, report: { budgets: 'idleTimeoutMs' } },
+  { option: 'politenessDelayMs', flag: 'politeness-delay', arg: '<duration>', value: 'duration', help: 'at least this long between two request starts on one origin (default 0)', scenario: true, report: { budgets: 'politenessDelayMs' } },
+  { option: 'scope', flag: 'scope', arg: '<origin...>', value: 'origins', help: 'origins the crawl may request (default: the seeds\' origins)', scenario: true, report: { budgets: 'scope' } }
+] as const satisfies readonly CrawlOptionRow[]
+
+/** Every `crawl()` option but the seeds and the callbacks has its row: this fails to compile when one is added without. */
+type Untabled = Exclude<keyof CrawlOptions, (typeof CRAWL_OPTION_TABLE)[number]['option'] | 'urls' | 'onEvent' | 'signal'>
+export const EVERY_OPTION_TABLED: [Untabled] extends [never] ? true : Untabled = true
