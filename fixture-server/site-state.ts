@@ -1,5 +1,6 @@
 import type { SiteClock } from './site-clock.js'
 import type { Journal } from './journal.js'
+import { CLIENT_STATE_BYTES } from './limits.js'
 
 /**
  * What a content change does: `semantic` alters the text (every validator moves),
@@ -41,13 +42,17 @@ export class SiteState {
   /** Every origin's name, the main one first. */
   readonly originNames: string[]
   #changes = new Map<string, ContentRevision>()
+  /** Per-client counters, least recently used first (a Map keeps insertion order). */
   #counters = new Map<string, number>()
+  #counterBytes = 0
+  readonly #counterLimit: number
   #originUrls = new Map<string, string>()
   #memo = new Map<string, unknown>()
   #connections = 0
 
-  constructor (options: { seed: string, clock: SiteClock, journal: Journal, token?: string, originNames: string[] }) {
+  constructor (options: { seed: string, clock: SiteClock, journal: Journal, token?: string, originNames: string[], clientStateBytes?: number }) {
     this.seed = options.seed
+    this.#counterLimit = options.clientStateBytes ?? CLIENT_STATE_BYTES
     this.clock = options.clock
     this.journal = options.journal
     this.token = options.token
@@ -79,12 +84,28 @@ export class SiteState {
     return this.#changes.get(key) ?? NO_REVISION
   }
 
-  /** Counts one more event for a per-client key and returns the new count (1 for the first). */
+  /**
+   * Counts one more event for a per-client key and returns the new count (1 for the first).
+   * Keys come from requests (a flaky path keys by any string a client sends), so the
+   * counters are bounded by bytes: past the limit, the least recently counted key is
+   * forgotten, and counts from 1 again if it comes back.
+   */
   count (key: string): number {
-    const n = (this.#counters.get(key) ?? 0) + 1
+    const before = this.#counters.get(key)
+    if (before !== undefined) this.#counters.delete(key)
+    else this.#counterBytes += counterCost(key)
+    const n = (before ?? 0) + 1
     this.#counters.set(key, n)
+    while (this.#counterBytes > this.#counterLimit && this.#counters.size > 1) {
+      const oldest = this.#counters.keys().next().value as string
+      this.#counters.delete(oldest)
+      this.#counterBytes -= counterCost(oldest)
+    }
     return n
   }
+
+  /** Bytes the per-client counters are counted as; at most the limit (8 MiB by default). */
+  get clientStateBytes (): number { return this.#counterBytes }
 
   peek (key: string): number {
     return this.#counters.get(key) ?? 0
@@ -93,6 +114,7 @@ export class SiteState {
   /** Forgets per-client state: flaky counters, sequence positions, churn and rotation counters. */
   resetClientState (): void {
     this.#counters.clear()
+    this.#counterBytes = 0
   }
 
   /** The next connection id (unique across the origins of this site). */
@@ -118,6 +140,11 @@ export class SiteState {
     this.#memo.set(key, value)
     return value
   }
+}
+
+/** A counter's cost: its key's characters (two bytes each at most) and the map entry around it. */
+function counterCost (key: string): number {
+  return key.length * 2 + 64
 }
 
 /** One origin of a site, as its plugins see it. */
