@@ -26,6 +26,26 @@ const NO_REVISION: Readonly<ContentRevision> = Object.freeze({ semantic: 0, cosm
 
 const DAY = 86_400_000
 
+/** How many times the site's state was moved, by what it was moved through. */
+export interface ActivityCounts {
+  /** Journal resets (POST /_webkrab/reset, site.reset(), journal.clear()). */
+  resets: number
+  /** Clock moves (POST /_webkrab/clock, clock.advance(), clock.set()). */
+  clockMoves: number
+  /** Content changes (POST /_webkrab/change, site.change()). */
+  changes: number
+}
+
+/**
+ * Who moved the site: through the HTTP admin paths, or through the in-process API. A
+ * harness that drives its site in process and sees `http` move knows someone else
+ * (the crawler under test, say) reset the journal or moved the clock.
+ */
+export interface SiteActivity {
+  http: ActivityCounts
+  inProcess: ActivityCounts
+}
+
 /**
  * State shared by every origin of one fixture site: seed, clock, journal, content
  * changes made from outside, per-client counters (flaky paths, sequences, churn),
@@ -49,6 +69,8 @@ export class SiteState {
   #originUrls = new Map<string, string>()
   #memo = new Map<string, unknown>()
   #connections = 0
+  readonly #total: ActivityCounts = { resets: 0, clockMoves: 0, changes: 0 }
+  readonly #http: ActivityCounts = { resets: 0, clockMoves: 0, changes: 0 }
 
   constructor (options: { seed: string, clock: SiteClock, journal: Journal, token?: string, originNames: string[], clientStateBytes?: number }) {
     this.seed = options.seed
@@ -59,6 +81,22 @@ export class SiteState {
     this.originNames = [...options.originNames]
     this.mainOrigin = this.originNames[0]
     this.baseLastModified = Math.floor((options.clock.startMs - 10 * DAY) / 1000) * 1000
+    options.journal.on('clear', () => { this.#total.resets++ })
+    options.clock.on('change', () => { this.#total.clockMoves++ })
+  }
+
+  /** Counts a reset, clock move or change an admin path is about to make (before it makes it). */
+  noteHttp (kind: keyof ActivityCounts): void {
+    this.#http[kind]++
+  }
+
+  /** Resets, clock moves and changes so far, through the admin paths and in process. */
+  activity (): SiteActivity {
+    const http = { ...this.#http }
+    return {
+      http,
+      inProcess: { resets: this.#total.resets - http.resets, clockMoves: this.#total.clockMoves - http.clockMoves, changes: this.#total.changes - http.changes }
+    }
   }
 
   /** Records a change to a path; returns its revision after the change. */
@@ -72,6 +110,7 @@ export class SiteState {
       lastChangedAt: this.clock.now()
     }
     this.#changes.set(key, next)
+    this.#total.changes++
     return next
   }
 
@@ -124,6 +163,11 @@ export class SiteState {
 
   setOriginUrl (name: string, url: string): void {
     this.#originUrls.set(name, url)
+  }
+
+  /** Whether an origin's URL is known (it listens, or was given a public URL). */
+  hasOriginUrl (name: string): boolean {
+    return this.#originUrls.has(name)
   }
 
   /** An origin's URL without trailing slash; before listening, a placeholder `http://NAME.localhost`. */
