@@ -35,7 +35,8 @@ const PATTERN_RULES: Record<string, string> = {
   '^\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?$': 'is not a size (1024, 20KB, 512KiB)',
   '^[a-z][a-z0-9-]*$': 'must be lower-case letters, digits and dashes, starting with a letter',
   '^/[^?#\\s]*$': 'must be a path starting with / (no query, fragment or spaces)',
-  '^date:\\+?\\d+$': 'must be seconds, or date:+N for an HTTP-date N seconds after Date'
+  '^date:\\+?\\d+$': 'must be seconds, or date:+N for an HTTP-date N seconds after Date',
+  "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$": "has a field name that is not a token (RFC 9110 5.1: letters, digits and !#$%&'*+.^_`|~-, no spaces)"
 }
 
 function describe (err: ErrorObject): string {

@@ -1,0 +1,61 @@
+import t from 'tap'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Journal, loadSiteFile, parseSiteYaml, SiteClock, SiteState, type JournalEntry } from '../../../fixture-server/index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'webkrab-bounds-'))
+
+function entry (headerBytes: number): Omit<JournalEntry, 'seq'> {
+  return {
+    origin: 'main', originUrl: 'http://main.localhost', method: 'GET', path: '/x', query: '', url: '/x',
+    headers: {}, rawHeaders: ['x-big', 'a'.repeat(headerBytes)], arrivedMs: 0, completedMs: null, arrivedAt: '', completedAt: null,
+    status: null, responseHeaders: {}, headerBytes: 0, bodyBytes: 0, cut: false, connectionId: 1, renderMs: 0
+  }
+}
+
+t.test('the journal is bounded by bytes as well as entries: big requests push the oldest out, counted as dropped', async t => {
+  const journal = new Journal({ size: 10_000, maxBytes: 1024 * 1024 })
+  for (let i = 0; i < 100; i++) journal.record(entry(16 * 1024))
+  t.ok(journal.bytes <= journal.maxBytes, `${journal.bytes} bytes kept of at most ${journal.maxBytes}`)
+  t.ok(journal.length < 100 && journal.length > 10, `${journal.length} entries kept`)
+  t.equal(journal.dropped, 100 - journal.length)
+  t.same(journal.entries().map(e => e.seq), Array.from({ length: journal.length }, (_, i) => 101 - journal.length + i), 'the newest are kept, in order')
+  const huge = journal.record(entry(4 * 1024 * 1024))
+  t.same(journal.entries(), [huge], 'one entry bigger than the bound alone is still kept: a reader waits for it')
+  const completed = journal.record(entry(10))
+  completed.headerBytes = 2 * 1024 * 1024
+  journal.complete(completed)
+  t.same(journal.entries(), [completed], 'a response head counts once it is known')
+  journal.clear()
+  t.equal(journal.bytes, 0)
+  t.throws(() => new Journal({ maxBytes: 10 }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+})
+
+t.test('per-client counters are bounded by bytes: past the bound the least recently counted key is forgotten', async t => {
+  const clock = new SiteClock()
+  const state = new SiteState({ seed: 's', clock, journal: new Journal(), originNames: ['main'], clientStateBytes: 64 * 1024 })
+  t.equal(state.count('flaky main keep'), 1)
+  for (let i = 0; i < 2000; i++) {
+    state.count(`flaky main ${'k'.repeat(200)}${i}`)
+    if (i % 10 === 0) state.count('flaky main keep')
+  }
+  t.ok(state.clientStateBytes <= 64 * 1024, `${state.clientStateBytes} bytes of counters`)
+  t.equal(state.peek('flaky main keep'), 201, 'a key in use stays')
+  t.equal(state.peek(`flaky main ${'k'.repeat(200)}0`), 0, 'the oldest unused key is gone')
+  t.equal(state.count(`flaky main ${'k'.repeat(200)}0`), 1, 'and counts from one again')
+})
+
+t.test('a site file is refused before parsing when it is over 1 MiB, a directory, or not a regular file; routes are at most 10,000', async t => {
+  const big = join(dir, 'big.site.yaml')
+  writeFileSync(big, `routes:\n${'  - path: /x\n'.repeat(100_000)}`)
+  const started = Date.now()
+  await t.rejects(loadSiteFile(big), { code: 'WEBKRAB_ERR_BAD_SITE', message: /big\.site\.yaml is 1300008 bytes; a site file is at most 1048576 bytes/ })
+  t.ok(Date.now() - started < 1000, 'refused without parsing')
+  const folder = join(dir, 'sites')
+  mkdirSync(folder)
+  await t.rejects(loadSiteFile(folder), { code: 'WEBKRAB_ERR_BAD_SITE', message: /sites is a directory, not a site file/ })
+  await t.rejects(loadSiteFile('/dev/null/x'), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND' })
+  const many = `routes:\n${Array.from({ length: 10_001 }, (_, i) => `  - path: /p${i}\n`).join('')}`
+  t.throws(() => parseSiteYaml(many, 'many.yaml'), { code: 'WEBKRAB_ERR_BAD_SITE', message: /many\.yaml:2:3: the site declares 10001 routes; at most 10000 are served/ })
+})
