@@ -74,6 +74,9 @@ export function registerServe (program: Command): void {
       // warned once listening, so a host that cannot be bound gets its one error line and nothing else
       const token = running.token
       if (beyondLoopback) process.stderr.write(`webkrab serve: warning: listening on ${flags.host}, beyond loopback; /_webkrab/* needs the header x-webkrab-token: ${token ?? ''}\n`)
+      for (const o of running.origins) {
+        if (o.listen !== o.url) process.stderr.write(`webkrab serve: origin ${o.name} listens on ${o.listen}, reached as ${o.url}\n`)
+      }
       for (const o of running.origins) process.stdout.write(`origin ${o.name} ${o.url}\n`)
       if (token !== undefined) process.stdout.write(`token ${token}\n`)
       await new Promise<void>(resolve => {

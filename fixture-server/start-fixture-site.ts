@@ -29,8 +29,8 @@ export interface StartOptions extends FixtureOptions {
 export interface RunningSite {
   /** The main origin, no trailing slash. */
   url: string
-  /** Every origin, main first. */
-  origins: Array<{ name: string, url: string }>
+  /** Every origin, main first: `url` as clients reach it (its public URL when given), `listen` where it listens. */
+  origins: Array<{ name: string, url: string, listen: string }>
   journal: Journal
   clock: SiteClock
   site: FixtureSite
@@ -71,7 +71,7 @@ export async function startFixtureSite (site?: SiteDefinition | null, options: S
   const token = options.token ?? (isLoopback(host) ? undefined : randomBytes(18).toString('base64url'))
   const built = buildFixtureSite(site, { ...options, token })
   const declared = originsOf(built.definition)
-  const origins: Array<{ name: string, url: string }> = []
+  const origins: Array<{ name: string, url: string, listen: string }> = []
   const hanging: HangingListener[] = []
   const close = async (): Promise<void> => {
     await Promise.all([built.close(), ...hanging.map(async h => { await h.close() })])
@@ -94,9 +94,10 @@ export async function startFixtureSite (site?: SiteDefinition | null, options: S
       } catch (err) {
         throw errors.WEBKRAB_ERR_BAD_FLAG(`origin "${origin.name}" cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err })
       }
-      const url = advertisedUrl(options, i, listening) ?? urlOf(host, listening)
+      const listen = urlOf(host, listening)
+      const url = advertisedUrl(options, i, listening) ?? listen
       built.state.setOriginUrl(origin.name, url)
-      origins.push({ name: origin.name, url })
+      origins.push({ name: origin.name, url, listen })
     }
   } catch (err) {
     await close()
