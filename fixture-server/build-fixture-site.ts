@@ -4,6 +4,7 @@ import { parseDuration } from '../common/units.js'
 import { checkToken } from './admin-token.js'
 import { servesPath } from './catalogue-json.js'
 import { Journal } from './journal.js'
+import { MAX_ADMIN_BODY_BYTES } from './limits.js'
 import { attachJournal } from './journal-recorder.js'
 import { adminPlugin } from './plugins/admin.js'
 import { authPlugin } from './plugins/auth.js'
@@ -108,6 +109,10 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     })
     attachJournal(app, ctx)
     app.setErrorHandler((err: FastifyError, request, reply) => {
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        const tooLarge = badParam('body', `is larger than ${MAX_ADMIN_BODY_BYTES} bytes, far more than any admin call needs`)
+        return reply.code(413).type('application/json').send(JSON.stringify({ error: tooLarge.code, parameter: 'body', message: tooLarge.message }))
+      }
       if (isBadParam(err)) {
         return reply.code(400).type('application/json').send(JSON.stringify({ error: err.code, parameter: err.parameter, message: err.message }))
       }

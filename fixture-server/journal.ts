@@ -85,14 +85,15 @@ export class Journal extends EventEmitter {
     this.size = size
     this.maxBytes = maxBytes
     this.#ring = new Array<JournalEntry | undefined>(size)
-    this.#costs = new Array<number>(size).fill(0)
+    // filled as the ring is (in order, so it stays a packed array): a large --journal-size costs nothing up front
+    this.#costs = []
   }
 
   /** Bytes the entries in the ring are counted as (bounded by maxBytes, unless one entry alone is bigger). */
   get bytes (): number { return this.#bytes }
 
   #dropOldest (): void {
-    this.#bytes -= this.#costs[this.#start]
+    this.#bytes -= this.#costs[this.#start] ?? 0
     this.#costs[this.#start] = 0
     this.#ring[this.#start] = undefined
     this.#start = (this.#start + 1) % this.size
@@ -101,7 +102,7 @@ export class Journal extends EventEmitter {
   }
 
   #charge (position: number, bytes: number): void {
-    this.#costs[position] += bytes
+    this.#costs[position] = (this.#costs[position] ?? 0) + bytes
     this.#bytes += bytes
     // the newest entry always stays, whatever it costs: a reader must see the request it waits for
     while (this.#bytes > this.maxBytes && this.#count > 1) this.#dropOldest()
@@ -150,7 +151,7 @@ export class Journal extends EventEmitter {
   /** Empties the journal. Sequence numbers keep counting so `since` readers are not confused. */
   clear (): void {
     this.#ring = new Array<JournalEntry | undefined>(this.size)
-    this.#costs = new Array<number>(this.size).fill(0)
+    this.#costs = []
     this.#bytes = 0
     this.#start = 0
     this.#count = 0

@@ -89,6 +89,9 @@ t.test('an admin POST body is read as JSON whatever Content-Type a curl user sen
     t.match(r.body, { error: 'WEBKRAB_ERR_BAD_PARAM', parameter: 'body' }, payload)
   }
   t.equal(site.clock.now(), Date.parse('2026-01-04T00:00:00Z'), 'a refused body moved nothing')
+  const huge = await site.app.inject({ method: 'POST', url: '/_webkrab/change', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ path: `/${'x'.repeat(70_000)}` }) })
+  t.equal(huge.statusCode, 413)
+  t.match(json(huge.body), { error: 'WEBKRAB_ERR_BAD_PARAM', parameter: 'body' })
   const reset = await site.app.inject({ method: 'POST', url: '/_webkrab/reset', headers: { 'content-type': 'application/json' } })
   t.equal(reset.statusCode, 200, 'an empty JSON body is an empty object')
 })

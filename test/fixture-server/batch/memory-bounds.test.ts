@@ -2,7 +2,8 @@ import t from 'tap'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Journal, loadSiteFile, parseSiteYaml, SiteClock, SiteState, type JournalEntry } from '../../../fixture-server/index.js'
+import { request } from 'undici'
+import { Journal, loadSiteFile, parseSiteYaml, SiteClock, SiteState, startFixtureSite, type JournalEntry } from '../../../fixture-server/index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'webkrab-bounds-'))
 
@@ -58,4 +59,16 @@ t.test('a site file is refused before parsing when it is over 1 MiB, a directory
   await t.rejects(loadSiteFile('/dev/null/x'), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND' })
   const many = `routes:\n${Array.from({ length: 10_001 }, (_, i) => `  - path: /p${i}\n`).join('')}`
   t.throws(() => parseSiteYaml(many, 'many.yaml'), { code: 'WEBKRAB_ERR_BAD_SITE', message: /many\.yaml:2:3: the site declares 10001 routes; at most 10000 are served/ })
+})
+
+t.test('GET /_webkrab/journal is streamed, entry by entry, never built as one string', async t => {
+  const site = await startFixtureSite({ routes: [{ path: '/x' }] })
+  t.teardown(() => site.close())
+  for (let i = 0; i < 5; i++) await (await request(`${site.url}/x`, { headers: { 'x-pad': 'p'.repeat(4000) } })).body.dump()
+  const r = await request(`${site.url}/_webkrab/journal`)
+  t.equal(r.headers['transfer-encoding'], 'chunked', 'sent as it is written')
+  t.equal(r.headers['content-length'], undefined)
+  const body = await r.body.json() as { entries: JournalEntry[], nextSeq: number }
+  t.equal(body.entries.length, 5)
+  t.equal(body.entries[4].headers['x-pad'], 'p'.repeat(4000))
 })
