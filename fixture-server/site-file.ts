@@ -91,10 +91,13 @@ class SiteChecker {
 
   /**
    * A header field the site will send: a name Node accepts (an RFC 9110 5.1 token) and a
-   * value of visible ASCII, spaces and tabs. RFC 9110 5.5 lets a value carry obs-text
-   * (bytes over 0x7F) only for old senders to be read, and a field with CR, LF or NUL
-   * cannot be sent at all: both are refused here, where the file can still say where,
-   * instead of as a 500 when the route is first asked.
+   * value of visible ASCII, spaces and tabs. RFC 9110 5.5: "Field values are usually
+   * constrained to the range of US-ASCII characters", "Field values containing CR, LF, or
+   * NUL characters are invalid and dangerous" and "Field values containing other CTL
+   * characters are also invalid". Bytes over 0x7F (obs-text) are allowed by the grammar,
+   * but WebKrab's stricter rule refuses them in a site file: Node sends a JavaScript string
+   * as Latin-1, so `é` would not reach a client as it was written. Each is refused here,
+   * where the file can still say where, instead of as a 500 when the route is first asked.
    */
   header (name: string, value: unknown, path: Array<string | number>, key?: string): void {
     try {
