@@ -37,6 +37,9 @@ export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
 /** Per-client state (flaky counters, sequence positions, churn and rotation counts): least recently used dropped past this. */
 export const CLIENT_STATE_BYTES = 8 * 1024 * 1024
 
+/** Paths whose content was changed from outside, per site: changes are state a scenario set up, so they are never dropped, only refused past this. */
+export const MAX_CHANGED_PATHS = 100_000
+
 /** An admin token must be at least this long to guard a site beyond loopback. */
 export const MIN_TOKEN_LENGTH = 16
 

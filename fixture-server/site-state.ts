@@ -1,6 +1,7 @@
 import type { SiteClock } from './site-clock.js'
 import type { Journal } from './journal.js'
-import { CLIENT_STATE_BYTES } from './limits.js'
+import { CLIENT_STATE_BYTES, MAX_CHANGED_PATHS } from './limits.js'
+import { badParam } from './query-params.js'
 
 /**
  * What a content change does: `semantic` alters the text (every validator moves),
@@ -103,6 +104,8 @@ export class SiteState {
   change (origin: string, path: string, kind: ChangeKind): ContentRevision {
     const key = `${origin} ${path}`
     const prev = this.#changes.get(key) ?? NO_REVISION
+    // a catalogue pattern (/bytes/N) serves endless paths: the changes kept are bounded by count
+    if (prev === NO_REVISION && this.#changes.size >= MAX_CHANGED_PATHS) throw badParam('path', `${MAX_CHANGED_PATHS} paths have been changed already, the most a site keeps (a path changed before can still change)`)
     const next: ContentRevision = {
       semantic: prev.semantic + (kind === 'semantic' ? 1 : 0),
       cosmetic: prev.cosmetic + (kind === 'cosmetic' ? 1 : 0),

@@ -72,3 +72,10 @@ t.test('GET /_webkrab/journal is streamed, entry by entry, never built as one st
   t.equal(body.entries.length, 5)
   t.equal(body.entries[4].headers['x-pad'], 'p'.repeat(4000))
 })
+
+t.test('content changes are kept for at most 100,000 paths: one more new path is refused, a path changed before still changes', async t => {
+  const state = new SiteState({ seed: 's', clock: new SiteClock(), journal: new Journal(), originNames: ['main'] })
+  for (let i = 0; i < 100_000; i++) state.change('main', `/bytes/${i}`, 'semantic')
+  t.throws(() => state.change('main', '/bytes/100000', 'semantic'), { code: 'WEBKRAB_ERR_BAD_PARAM', parameter: 'path' })
+  t.equal(state.change('main', '/bytes/7', 'semantic').semantic, 2)
+})
