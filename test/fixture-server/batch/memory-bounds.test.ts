@@ -1,4 +1,5 @@
 import t from 'tap'
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -57,6 +58,8 @@ t.test('a site file is refused before parsing when it is over 1 MiB, a directory
   mkdirSync(folder)
   await t.rejects(loadSiteFile(folder), { code: 'WEBKRAB_ERR_BAD_SITE', message: /sites is a directory, not a site file/ })
   await t.rejects(loadSiteFile('/dev/null/x'), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND' })
+  const fifo = join(dir, 'pipe.site.yaml')
+  if (spawnSync('mkfifo', [fifo]).status === 0) await t.rejects(loadSiteFile(fifo), { code: 'WEBKRAB_ERR_BAD_SITE', message: /pipe\.site\.yaml is not a regular file/ }, 'a FIFO is refused without waiting for a writer')
   const many = `routes:\n${Array.from({ length: 10_001 }, (_, i) => `  - path: /p${i}\n`).join('')}`
   t.throws(() => parseSiteYaml(many, 'many.yaml'), { code: 'WEBKRAB_ERR_BAD_SITE', message: /many\.yaml:2:3: the site declares 10001 routes; at most 10000 are served/ })
 })
