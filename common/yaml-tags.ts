@@ -114,9 +114,8 @@ export function rejectAliasBombs (doc: Document, lines: LineCounter, file: strin
 }
 
 /**
- * The plain value of a document parseYamlDocument returned. Its aliases have passed
- * rejectAliasBombs, so the yaml library's alias count (which would refuse a real file
- * with more than 100 aliases) is not applied again.
+ * The plain value of a document parseYamlDocument returned (its aliases have passed
+ * rejectAliasBombs, so the yaml library's alias count is not applied again).
  */
 export function yamlValue (doc: Document): unknown {
   return doc.toJS({ maxAliasCount: -1 })
@@ -138,5 +137,10 @@ export function parseYamlDocument (text: string, file: string): { doc: Document,
   }
   rejectCustomTags(doc, lines, text, file)
   rejectAliasBombs(doc, lines, file)
+  // the library's alias count (maxAliasCount, which a caller may pass to toJS) would refuse
+  // a real file with over 100 aliases: this document's aliases have passed the check above,
+  // which bounds what they cost, so its toJS does not count them again
+  const toJS = doc.toJS.bind(doc)
+  doc.toJS = ((options?: Parameters<Document['toJS']>[0]) => toJS({ ...options, maxAliasCount: -1 })) as Document['toJS']
   return { doc, lines }
 }
