@@ -2,7 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { errors } from '../common/errors.js'
 import { parseDuration } from '../common/units.js'
 import { checkToken } from './admin-token.js'
-import { servesPath } from './catalogue-json.js'
+import { allowedMethods, servesPath } from './catalogue-json.js'
 import { Journal } from './journal.js'
 import { MAX_ADMIN_BODY_BYTES } from './limits.js'
 import { attachJournal } from './journal-recorder.js'
@@ -122,8 +122,18 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     const routes = origin.routes ?? []
     const listed = routes.map(r => ({ path: r.path, text: r.description }))
     app.setNotFoundHandler((request, reply) => {
-      const err = errors.WEBKRAB_ERR_NOT_FOUND(`no route of origin "${origin.name}" serves ${request.method} ${request.url.split('?')[0]}: the index at / lists every path, GET /_webkrab/catalogue the same as JSON`)
-      return reply.code(404).type('application/json').send(JSON.stringify({ error: err.code, message: err.message, index: `${state.originUrl(origin.name)}/`, catalogue: `${state.originUrl(origin.name)}/_webkrab/catalogue` }))
+      const path = request.url.split('?')[0]
+      const pointers = { index: `${state.originUrl(origin.name)}/`, catalogue: `${state.originUrl(origin.name)}/_webkrab/catalogue` }
+      // a path that exists for other methods: RFC 9110 15.5.6, "The origin server MUST
+      // generate an Allow header field in a 405 response containing a list of the target
+      // resource's currently supported methods"
+      const allow = allowedMethods(path, origin.catalogue === true, routes)
+      if (allow.length > 0) {
+        const err = errors.WEBKRAB_ERR_METHOD_NOT_ALLOWED(`${path} answers ${allow.join(', ')}, not ${request.method}`)
+        return reply.code(405).header('allow', allow.join(', ')).type('application/json').send(JSON.stringify({ error: err.code, message: err.message, allow, ...pointers }))
+      }
+      const err = errors.WEBKRAB_ERR_NOT_FOUND(`no route of origin "${origin.name}" serves ${request.method} ${path}: the index at / lists every path, GET /_webkrab/catalogue the same as JSON`)
+      return reply.code(404).type('application/json').send(JSON.stringify({ error: err.code, message: err.message, ...pointers }))
     })
     void app.register(adminPlugin, { ctx, hooks: { change, reset }, catalogue: origin.catalogue === true, routes: listed })
     // a site that declares / serves its own home page instead of the index

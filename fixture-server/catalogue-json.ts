@@ -72,3 +72,10 @@ export function servesPath (path: string, catalogue: boolean, routes: ReadonlyAr
     return written.every((w, i) => /^[A-Z][A-Z0-9_]*$/.test(w) ? segments[i].length > 0 : w.includes('|') ? w.split('|').includes(segments[i]) : w === segments[i])
   })
 }
+
+/** The methods a path answers (GET and HEAD for a page, the admin path's own), or none when no route serves it. */
+export function allowedMethods (path: string, catalogue: boolean, routes: ReadonlyArray<{ path: string }>): string[] {
+  const admin = ADMIN_PATHS.filter(a => a.path.split('?')[0] === path).map(a => a.method)
+  if (admin.length > 0) return [...new Set(admin.flatMap(m => m === 'GET' ? ['GET', 'HEAD'] : [m]))]
+  return servesPath(path, catalogue, routes) ? ['GET', 'HEAD'] : []
+}

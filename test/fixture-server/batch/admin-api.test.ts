@@ -158,3 +158,14 @@ t.test('resets, clock moves and changes are counted by the way they came: the ad
   site.journal.clear()
   t.same(site.activity(), { http: { resets: 2, clockMoves: 1, changes: 1 }, inProcess: { resets: 2, clockMoves: 1, changes: 1 } })
 })
+
+t.test('a path that answers other methods is a 405 with Allow (RFC 9110 15.5.6), not a 404', async t => {
+  const site = buildFixtureSite()
+  t.teardown(() => site.close())
+  for (const [method, url, allow] of [['POST', '/validators/strong', 'GET, HEAD'], ['DELETE', '/bytes/10', 'GET, HEAD'], ['GET', '/_webkrab/reset', 'POST'], ['PUT', '/_webkrab/clock', 'GET, HEAD, POST']] as const) {
+    const r = await site.app.inject({ method, url })
+    t.equal(r.statusCode, 405, `${method} ${url}`)
+    t.equal(r.headers.allow, allow, `${method} ${url}`)
+    t.equal(json(r.body).error, 'WEBKRAB_ERR_METHOD_NOT_ALLOWED')
+  }
+})
