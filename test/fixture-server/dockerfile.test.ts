@@ -1,5 +1,5 @@
 import t from 'tap'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { request } from 'undici'
@@ -28,7 +28,7 @@ const execForm = (args: string): string[] => JSON.parse(args) as string[]
 const dockerfile = parseDockerfile(readFileSync(fromRoot('Dockerfile'), 'utf8'))
 const readme = readFileSync(fromRoot('README.md'), 'utf8')
 const section = readme.slice(readme.indexOf('#### The fixture site in a container'), readme.indexOf('### The catalogue'))
-const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { bin: Record<string, string>, scripts: Record<string, string>, engines: { node: string } }
+const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { bin: Record<string, string>, scripts: Record<string, string>, engines: { node: string }, dependencies: Record<string, string> }
 
 t.test('the Dockerfile builds on node:20-slim with the commands the README documents', async t => {
   const froms = dockerfile.filter(i => i.keyword === 'FROM').map(i => i.args.split(/\s+/)[0])
@@ -40,6 +40,18 @@ t.test('the Dockerfile builds on node:20-slim with the commands the README docum
   t.equal(pkg.scripts.prepare, 'tsc -p .', 'npm ci compiles dist/ through the prepare script')
   const copies = dockerfile.filter(i => i.keyword === 'COPY').map(i => i.args)
   t.ok(copies.indexOf('. .') >= 0 && dockerfile.findIndex(i => i.args === '. .') < dockerfile.findIndex(i => i.args === 'npm ci'), 'the sources are there before npm ci compiles them')
+})
+
+t.test('the image\'s npm prune --omit=dev keeps every dependency webkrab serve runs with (a dry run here)', async t => {
+  const r = spawnSync('npm', ['prune', '--omit=dev', '--dry-run', '--no-audit', '--no-fund'], { cwd: fromRoot('.'), encoding: 'utf8', timeout: 120_000 })
+  t.equal(r.status, 0, r.stderr)
+  // name and version: a development tool may bring its own copy of a dependency (another undici)
+  const removed = new Set([...r.stdout.matchAll(/^remove (\S+) (\S+)$/gm)].map(m => `${m[1]}@${m[2]}`))
+  t.ok(removed.size > 0, 'the development tools go')
+  for (const name of Object.keys(pkg.dependencies)) {
+    const installed = (JSON.parse(readFileSync(fromRoot(`node_modules/${name}/package.json`), 'utf8')) as { version: string }).version
+    t.notOk(removed.has(`${name}@${installed}`), `${name} ${installed} stays`)
+  }
 })
 
 t.test('the image runs the webkrab serve the README documents, and that command serves when run here', async t => {
