@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { errors } from '../common/errors.js'
-import { DEFAULT_JOURNAL_BYTES } from './limits.js'
+import { DEFAULT_JOURNAL_BYTES, MAX_TIMER_MS } from './limits.js'
 
 /** One request as the fixture site saw it, from arrival to the end of its response. */
 export interface JournalEntry {
@@ -165,6 +165,8 @@ export class Journal extends EventEmitter {
    */
   async waitFor (count: number, options: WaitForOptions = {}): Promise<JournalEntry[]> {
     const { timeoutMs = 10_000, completed = false, filter } = options
+    // past Node's largest timer (2^31-1 ms, about 24.8 days) setTimeout fires at once instead
+    if (!(timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS)) throw errors.WEBKRAB_ERR_BAD_FLAG(`waitFor timeoutMs must be 0..${MAX_TIMER_MS} (Node's largest timer), not ${String(timeoutMs)}`)
     const matches = new Map<number, JournalEntry>()
     const consider = (entry: JournalEntry): void => {
       if (completed && entry.completedMs === null) return

@@ -14,6 +14,9 @@ const DAY = 86_400_000
 export const MIN_SITE_TIME_MS = MIN_HTTP_DATE_MS
 export const MAX_SITE_TIME_MS = MAX_HTTP_DATE_MS
 
+/** Node's largest timer: a setTimeout past it fires at once (with a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
 /** A wait the site sleeps through (renderMs, /slow/headers?ms): ten minutes, far under Node's largest timer (2^31-1 ms). */
 export const MAX_WAIT_MS = 600_000
 

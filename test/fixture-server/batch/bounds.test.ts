@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildFixtureSite, parseSiteYaml, PoissonSchedule } from '../../../fixture-server/index.js'
+import { buildFixtureSite, Journal, parseSiteYaml, PoissonSchedule } from '../../../fixture-server/index.js'
 
 const post = (url: string, body: unknown): { url: string, method: 'POST', headers: Record<string, string>, payload: string } =>
   ({ url, method: 'POST', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) })
@@ -101,4 +101,11 @@ t.test('a Poisson schedule makes at most its cap of changes, however far the clo
   const events = schedule.eventsUntil(100 * day)
   t.same(schedule.versionAt(100 * day), { index: events.length, since: events[events.length - 1] })
   t.same(schedule.versionAt(10 * day), { index: events.filter(e => e <= 10 * day).length, since: events.filter(e => e <= 10 * day).pop() ?? null }, 'going back in time starts over')
+})
+
+t.test('journal.waitFor refuses a timeout past Node\'s largest timer instead of giving up at once', async t => {
+  const journal = new Journal()
+  await t.rejects(journal.waitFor(1, { timeoutMs: 30 * 86_400_000 }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /timeoutMs must be 0\.\.2147483647/ })
+  await t.rejects(journal.waitFor(1, { timeoutMs: Number.NaN }), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+  await t.rejects(journal.waitFor(1, { timeoutMs: 5 }), { code: 'WEBKRAB_ERR_JOURNAL_TIMEOUT' }, 'a timeout in range still times out')
 })
