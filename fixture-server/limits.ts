@@ -40,6 +40,9 @@ export const DEFAULT_JOURNAL_BYTES = 64 * 1024 * 1024
 /** Per-client state (flaky counters, sequence positions, churn and rotation counts): least recently used dropped past this. */
 export const CLIENT_STATE_BYTES = 8 * 1024 * 1024
 
+/** Rendered and encoded bodies kept for reuse: at most 256 MiB (pages may be 16 MiB each). */
+export const MEMO_BYTES = 256 * 1024 * 1024
+
 /** Paths whose content was changed from outside, per site: changes are state a scenario set up, so they are never dropped, only refused past this. */
 export const MAX_CHANGED_PATHS = 100_000
 

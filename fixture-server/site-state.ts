@@ -1,6 +1,6 @@
 import type { SiteClock } from './site-clock.js'
 import type { Journal } from './journal.js'
-import { CLIENT_STATE_BYTES, MAX_CHANGED_PATHS } from './limits.js'
+import { CLIENT_STATE_BYTES, MAX_CHANGED_PATHS, MEMO_BYTES } from './limits.js'
 import { badParam } from './query-params.js'
 
 /**
@@ -69,6 +69,8 @@ export class SiteState {
   readonly #counterLimit: number
   #originUrls = new Map<string, string>()
   #memo = new Map<string, unknown>()
+  #memoCosts = new Map<string, number>()
+  #memoBytes = 0
   #connections = 0
   readonly #total: ActivityCounts = { resets: 0, clockMoves: 0, changes: 0 }
   readonly #http: ActivityCounts = { resets: 0, clockMoves: 0, changes: 0 }
@@ -178,15 +180,39 @@ export class SiteState {
     return this.#originUrls.get(name) ?? `http://${name}.localhost`
   }
 
-  /** Caches derived values (rendered bodies, hashes) that depend only on their key. */
+  /**
+   * Caches derived values (rendered bodies, hashes) that depend only on their key.
+   * Bounded by count (4096) and by bytes (MEMO_BYTES): a page may be 16 MiB, so a site
+   * with many pages and revisions must not keep thousands of them; the oldest go first.
+   */
   memo<T> (key: string, make: () => T): T {
     if (this.#memo.has(key)) return this.#memo.get(key) as T
     const value = make()
-    // bounded: a site with thousands of pages and revisions must not grow without end
-    if (this.#memo.size >= 4096) this.#memo.delete(this.#memo.keys().next().value as string)
+    const cost = memoCost(value) + key.length * 2
+    while (this.#memo.size > 0 && (this.#memo.size >= 4096 || this.#memoBytes + cost > MEMO_BYTES)) {
+      const oldest = this.#memo.keys().next().value as string
+      this.#memoBytes -= this.#memoCosts.get(oldest) ?? 0
+      this.#memoCosts.delete(oldest)
+      this.#memo.delete(oldest)
+    }
     this.#memo.set(key, value)
+    this.#memoCosts.set(key, cost)
+    this.#memoBytes += cost
     return value
   }
+
+  /** Bytes the memo is counted as (at most MEMO_BYTES, unless one value alone is bigger). */
+  get memoBytes (): number { return this.#memoBytes }
+}
+
+/** What a memoised value holds: its buffers' bytes (a rendered body, an encoded one), and a little for the rest. */
+function memoCost (value: unknown): number {
+  if (value instanceof Uint8Array) return value.byteLength
+  let n = 64
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) if (v instanceof Uint8Array) n += v.byteLength
+  }
+  return n
 }
 
 /** A counter's cost: its key's characters (two bytes each at most) and the map entry around it. */

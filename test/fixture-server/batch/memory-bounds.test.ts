@@ -82,3 +82,15 @@ t.test('content changes are kept for at most 100,000 paths: one more new path is
   t.throws(() => state.change('main', '/bytes/100000', 'semantic'), { code: 'WEBKRAB_ERR_BAD_PARAM', parameter: 'path' })
   t.equal(state.change('main', '/bytes/7', 'semantic').semantic, 2)
 })
+
+t.test('rendered bodies are kept by bytes, not only by count: 16 MiB pages in many revisions stay under 256 MiB', async t => {
+  const state = new SiteState({ seed: 's', clock: new SiteClock(), journal: new Journal(), originNames: ['main'] })
+  const page = Buffer.alloc(16 * 1024 * 1024)
+  for (let i = 0; i < 40; i++) state.memo(`page ${i}`, () => ({ body: page, strong: 'x' }))
+  t.ok(state.memoBytes <= 256 * 1024 * 1024, `${state.memoBytes} bytes kept`)
+  let made = 0
+  state.memo('page 39', () => { made++; return { body: page } })
+  t.equal(made, 0, 'the newest is still kept')
+  state.memo('page 0', () => { made++; return { body: page } })
+  t.equal(made, 1, 'the oldest was let go')
+})
