@@ -208,6 +208,7 @@ export class SiteState {
 /** What a memoised value holds: its buffers' bytes (a rendered body, an encoded one), and a little for the rest. */
 function memoCost (value: unknown): number {
   if (value instanceof Uint8Array) return value.byteLength
+  if (typeof value === 'string') return value.length * 2
   let n = 64
   if (value !== null && typeof value === 'object') {
     for (const v of Object.values(value)) if (v instanceof Uint8Array) n += v.byteLength

@@ -115,9 +115,13 @@ export async function hostileWirePlugin (app: FastifyInstance, opts: { ctx: Orig
   getRoute(app, '/hostile/many-headers', (request, reply) => {
     const count = intParam(queryOf(request), 'count', { default: 10_000, min: 0, max: MAX_HEADER_COUNT })
     const socket = rawSocket(request, reply)
-    const lines: string[] = [`${statusHead(ctx, '200 OK')}Content-Type: text/plain\r\nContent-Length: 2\r\n`]
-    for (let i = 0; i < count; i++) lines.push(`X-Webkrab-${i}: ${i}\r\n`)
-    writeAndClose(socket, [lines.join(''), '\r\nok'])
+    // the fields are the same for every request of a count: made once, kept in the (byte-bounded) memo
+    const fields = state.memo(`many-headers ${count}`, () => {
+      const lines: string[] = []
+      for (let i = 0; i < count; i++) lines.push(`X-Webkrab-${i}: ${i}\r\n`)
+      return Buffer.from(lines.join(''))
+    })
+    writeAndClose(socket, [`${statusHead(ctx, '200 OK')}Content-Type: text/plain\r\nContent-Length: 2\r\n`, fields, '\r\nok'])
     return reply
   })
 
