@@ -53,6 +53,8 @@ export const errors = {
   WEBKRAB_ERR_FILE_NOT_FOUND: define('WEBKRAB_ERR_FILE_NOT_FOUND', 'input', 'File not found'),
   WEBKRAB_ERR_FORBIDDEN: define('WEBKRAB_ERR_FORBIDDEN', 'input', 'Admin path needs the site token'),
   WEBKRAB_ERR_BAD_PARAM: define('WEBKRAB_ERR_BAD_PARAM', 'input', 'Bad query parameter'),
+  WEBKRAB_ERR_NOT_FOUND: define('WEBKRAB_ERR_NOT_FOUND', 'input', 'No such path on the fixture site'),
+  WEBKRAB_ERR_METHOD_NOT_ALLOWED: define('WEBKRAB_ERR_METHOD_NOT_ALLOWED', 'input', 'The fixture site path does not answer that method'),
   WEBKRAB_ERR_JOURNAL_TIMEOUT: define('WEBKRAB_ERR_JOURNAL_TIMEOUT', 'stop', 'The journal did not see the awaited requests in time'),
   WEBKRAB_ERR_CONNECT_TIMEOUT: define('WEBKRAB_ERR_CONNECT_TIMEOUT', 'retry', 'Connect timed out'),
   WEBKRAB_ERR_HEADERS_TIMEOUT: define('WEBKRAB_ERR_HEADERS_TIMEOUT', 'retry', 'No response headers in time'),

@@ -1,7 +1,10 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { errors } from '../common/errors.js'
 import { parseDuration } from '../common/units.js'
+import { checkToken } from './admin-token.js'
+import { allowedMethods, servesPath } from './catalogue-json.js'
 import { Journal } from './journal.js'
+import { MAX_ADMIN_BODY_BYTES } from './limits.js'
 import { attachJournal } from './journal-recorder.js'
 import { adminPlugin } from './plugins/admin.js'
 import { authPlugin } from './plugins/auth.js'
@@ -17,11 +20,11 @@ import { siteRoutesPlugin } from './plugins/site-routes.js'
 import { statusPlugin } from './plugins/status.js'
 import { validatorsPlugin } from './plugins/validators.js'
 import { varyPlugin } from './plugins/vary.js'
-import { isBadParam } from './query-params.js'
+import { badParam, isBadParam } from './query-params.js'
 import { SiteClock } from './site-clock.js'
 import { checkSiteDefinition } from './site-file.js'
 import { BUILT_IN_SITE, originsOf, type SiteDefinition } from './site-definition.js'
-import { SiteState, type ChangeKind, type ContentRevision, type OriginContext } from './site-state.js'
+import { SiteState, type ChangeKind, type ContentRevision, type OriginContext, type SiteActivity } from './site-state.js'
 
 export interface FixtureOptions {
   /** Overrides the site's seed; default the site's, else "webkrab". */
@@ -32,7 +35,9 @@ export interface FixtureOptions {
   realTime?: boolean
   /** Journal ring size (default 10,000). */
   journalSize?: number
-  /** Required on /_webkrab/* in `x-webkrab-token` when set. */
+  /** Journal ring bytes (default 64 MiB): the oldest entries go once their bytes pass it. */
+  journalBytes?: number
+  /** Required on /_webkrab/* in `x-webkrab-token` when set, on any host: at least 16 characters. */
   token?: string
   /** Fastify's logger (off by default: it costs throughput). */
   logger?: boolean
@@ -57,6 +62,8 @@ export interface FixtureSite {
   change: (path: string, kind?: ChangeKind, origin?: string) => ContentRevision
   /** Empties the journal and per-client state (flaky counters, sequences, churn). */
   reset: () => void
+  /** Resets, clock moves and changes made so far through the admin paths (`http`) and in process. */
+  activity: () => SiteActivity
   /** Where an origin listens (set by startFixtureSite; placeholders before). */
   originUrl: (name: string) => string
   ready: () => Promise<void>
@@ -70,12 +77,18 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
   const origins = originsOf(definition)
   const seed = String(options.seed ?? definition.seed ?? 'webkrab')
   const clock = new SiteClock({ start: options.clockStart ?? definition.clock?.start, realTime: options.realTime ?? definition.clock?.realTime })
-  const journal = new Journal({ size: options.journalSize })
-  const state = new SiteState({ seed, clock, journal, token: options.token, originNames: origins.map(o => o.name) })
+  const token = options.token === undefined ? undefined : checkToken(options.token, 'token')
+  const journal = new Journal({ size: options.journalSize, maxBytes: options.journalBytes })
+  const state = new SiteState({ seed, clock, journal, token, originNames: origins.map(o => o.name) })
 
   const change = (path: string, kind: ChangeKind = 'semantic', origin?: string): ContentRevision => {
     const name = origin ?? state.mainOrigin
     if (!state.originNames.includes(name)) throw errors.WEBKRAB_ERR_BAD_FLAG(`no origin named "${name}" (origins: ${state.originNames.join(', ')})`)
+    const declared = origins.find(o => o.name === name)
+    // a change to a path nothing serves would be recorded and never seen: a typo, said at once
+    if (declared?.connect === 'hang' || !servesPath(path, declared?.catalogue === true, declared?.routes ?? [])) {
+      throw badParam('path', `no route of origin "${name}" serves ${path} (GET /_webkrab/catalogue lists what it serves)`)
+    }
     return state.change(name, path, kind)
   }
   const reset = (): void => {
@@ -97,6 +110,10 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     })
     attachJournal(app, ctx)
     app.setErrorHandler((err: FastifyError, request, reply) => {
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        const tooLarge = badParam('body', `is larger than ${MAX_ADMIN_BODY_BYTES} bytes, far more than any admin call needs`)
+        return reply.code(413).type('application/json').send(JSON.stringify({ error: tooLarge.code, parameter: 'body', message: tooLarge.message }))
+      }
       if (isBadParam(err)) {
         return reply.code(400).type('application/json').send(JSON.stringify({ error: err.code, parameter: err.parameter, message: err.message }))
       }
@@ -104,9 +121,24 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
       return reply.code(status).type('application/json').send(JSON.stringify({ error: err.code ?? 'WEBKRAB_ERR_INTERNAL', message: err.message }))
     })
     const routes = origin.routes ?? []
-    void app.register(adminPlugin, { ctx, hooks: { change, reset } })
+    const listed = routes.map(r => ({ path: r.path, text: r.description }))
+    app.setNotFoundHandler((request, reply) => {
+      const path = request.url.split('?')[0]
+      const pointers = { index: `${state.originUrl(origin.name)}/`, catalogue: `${state.originUrl(origin.name)}/_webkrab/catalogue` }
+      // a path that exists for other methods: RFC 9110 15.5.6, "The origin server MUST
+      // generate an Allow header field in a 405 response containing a list of the target
+      // resource's currently supported methods"
+      const allow = allowedMethods(path, origin.catalogue === true, routes)
+      if (allow.length > 0) {
+        const err = errors.WEBKRAB_ERR_METHOD_NOT_ALLOWED(`${path} answers ${allow.join(', ')}, not ${request.method}`)
+        return reply.code(405).header('allow', allow.join(', ')).type('application/json').send(JSON.stringify({ error: err.code, message: err.message, allow, ...pointers }))
+      }
+      const err = errors.WEBKRAB_ERR_NOT_FOUND(`no route of origin "${origin.name}" serves ${request.method} ${path}: the index at / lists every path, GET /_webkrab/catalogue the same as JSON`)
+      return reply.code(404).type('application/json').send(JSON.stringify({ error: err.code, message: err.message, ...pointers }))
+    })
+    void app.register(adminPlugin, { ctx, hooks: { change, reset }, catalogue: origin.catalogue === true, routes: listed })
     // a site that declares / serves its own home page instead of the index
-    if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: routes.map(r => ({ path: r.path, text: r.description })) })
+    if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: listed })
     if (origin.catalogue === true) {
       for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, statusPlugin, authPlugin, faultsPlugin, bodiesPlugin, redirectsPlugin, changingPlugin, hostilePlugin]) {
         void app.register(plugin, { ctx })
@@ -128,6 +160,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     originNames: [...state.originNames],
     change,
     reset,
+    activity: () => state.activity(),
     originUrl: name => state.originUrl(name),
     ready: async () => { await Promise.all([...apps.values()].map(async a => { await a.ready() })) },
     close: async () => { await Promise.all([...apps.values()].map(async a => { await a.close() })) }

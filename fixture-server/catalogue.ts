@@ -59,10 +59,30 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   { href: '/hostile/etag/unquoted', path: '/hostile/etag/unquoted', text: 'an ETag without its quotes (not an entity-tag); honest Last-Modified' },
   { href: '/hostile/etag/hundred', path: '/hostile/etag/hundred', text: 'a hundred entity tags in one ETag field; honest Last-Modified' },
   { href: '/hostile/date/missing', path: '/hostile/date/missing|garbage|year-1900|year-9999', text: 'a response without Date, with a garbage Date, or one in the year 1900 or 9999' },
-  ...ROBOTS_CATALOGUE,
-  { href: '/_webkrab/journal', path: '/_webkrab/journal?since=SEQ', text: 'the request journal as JSON; /_webkrab/journal.ndjson streams it' },
-  { href: '/_webkrab/clock', path: '/_webkrab/clock', text: 'site time; POST {"advance":"1d"} or {"set":ISO} moves it' },
-  { href: '/_webkrab/reset', path: '/_webkrab/reset', text: 'POST: empty the journal and per-client state' },
-  { href: '/_webkrab/robots', path: '/_webkrab/robots', text: 'each origin\'s robots.txt setting; POST {"robots": NAME|{...}|null, "origin": NAME} changes one' },
-  { href: '/_webkrab/catalogue', path: '/_webkrab/catalogue', text: 'this catalogue as JSON: path, parameters, one-line behaviour' }
+  ...ROBOTS_CATALOGUE
+]
+
+/** An admin path (never journalled; behind the token when the site has one). */
+export interface AdminEntry {
+  method: 'GET' | 'POST'
+  /** A link that works as is (GET only). */
+  href?: string
+  path: string
+  text: string
+}
+
+const FILTERS = 'path=P&method=M&status=S&origin=O'
+
+export const ADMIN_PATHS: readonly AdminEntry[] = [
+  { method: 'GET', href: '/_webkrab/catalogue', path: '/_webkrab/catalogue', text: 'every path of this origin as JSON: path, parameters, one-line behaviour' },
+  { method: 'GET', href: '/_webkrab/journal', path: `/_webkrab/journal?since=SEQ&${FILTERS}`, text: 'the request journal as JSON, streamed: {entries, dropped, nextSeq}; filters match exactly (status also as 3xx)' },
+  { method: 'GET', href: '/_webkrab/journal.ndjson', path: `/_webkrab/journal.ndjson?since=SEQ&${FILTERS}`, text: 'the same entries, one JSON object a line' },
+  { method: 'GET', href: '/_webkrab/journal/count', path: `/_webkrab/journal/count?since=SEQ&${FILTERS}`, text: 'how many entries match: {"count": N}' },
+  { method: 'GET', href: '/_webkrab/clock', path: '/_webkrab/clock', text: 'site time: {now, epochMs}' },
+  { method: 'GET', href: '/_webkrab/origins', path: '/_webkrab/origins', text: 'every origin of the site: {origins: [{name, url}]}' },
+  { method: 'POST', path: '/_webkrab/clock', text: 'body {"advance":"1d"} or {"set":ISO}: moves site time' },
+  { method: 'POST', path: '/_webkrab/change', text: 'body {"path":"/x","kind":"semantic|cosmetic|rewrite","origin":"main"}: changes a path\'s content' },
+  { method: 'GET', href: '/_webkrab/robots', path: '/_webkrab/robots', text: 'each origin\'s robots.txt setting' },
+  { method: 'POST', path: '/_webkrab/robots', text: 'body {"robots": NAME|{...}|null, "origin": NAME}: changes one origin\'s robots.txt' },
+  { method: 'POST', path: '/_webkrab/reset', text: 'empties the journal and per-client state (flaky counters, sequences, churn and rotation)' }
 ]

@@ -1,3 +1,4 @@
+import { MAX_POISSON_CHANGES } from './limits.js'
 import { exponential, seededRandom } from './seeded.js'
 
 /** Where a schedule stands at a time: how many changes have happened, and when the last did. */
@@ -35,34 +36,53 @@ export function listedVersion (times: readonly number[], now: number): ScheduleV
 /**
  * A seeded Poisson process of changes from `startMs` with `ratePerMs` (events per ms):
  * exponential gaps drawn from seed and key, so the same seed gives the same change times.
- * Event times are generated lazily and kept, as far as asked for.
+ * At most `maxChanges` changes happen (default MAX_POISSON_CHANGES); after the last, the
+ * content holds. `versionAt` walks a cursor (constant memory), restarting from the start
+ * only when asked about an earlier time than the last question.
  */
 export class PoissonSchedule {
-  readonly #events: number[] = []
-  readonly #next: () => number
+  readonly #seed: string
+  readonly #key: string
+  readonly #maxChanges: number
+  #cursor!: { next: () => number, index: number, last: number | null, upcoming: number }
 
-  constructor (seed: string, key: string, readonly ratePerMs: number, readonly startMs: number) {
-    const random = seededRandom(seed, `poisson ${key}`)
-    let t = startMs
-    this.#next = () => {
-      t += Math.max(1, Math.round(exponential(random, ratePerMs)))
+  constructor (seed: string, key: string, readonly ratePerMs: number, readonly startMs: number, maxChanges = MAX_POISSON_CHANGES) {
+    this.#seed = seed
+    this.#key = key
+    this.#maxChanges = maxChanges
+    this.#restart()
+  }
+
+  #generator (): () => number {
+    const random = seededRandom(this.#seed, `poisson ${this.#key}`)
+    let t = this.startMs
+    return () => {
+      t += Math.max(1, Math.round(exponential(random, this.ratePerMs)))
       return t
     }
   }
 
-  /** The change times up to and including `now`. */
+  #restart (): void {
+    const next = this.#generator()
+    this.#cursor = { next, index: 0, last: null, upcoming: next() }
+  }
+
+  /** The change times up to and including `now` (at most `maxChanges` of them). */
   eventsUntil (now: number): number[] {
-    while (this.#events.length === 0 || this.#events[this.#events.length - 1] <= now) this.#events.push(this.#next())
+    const next = this.#generator()
     const out: number[] = []
-    for (const t of this.#events) {
-      if (t > now) break
-      out.push(t)
-    }
+    for (let t = next(); t <= now && out.length < this.#maxChanges; t = next()) out.push(t)
     return out
   }
 
   versionAt (now: number): ScheduleVersion {
-    const events = this.eventsUntil(now)
-    return { index: events.length, since: events.length > 0 ? events[events.length - 1] : null }
+    if (this.#cursor.last !== null && now < this.#cursor.last) this.#restart()
+    const c = this.#cursor
+    while (c.upcoming <= now && c.index < this.#maxChanges) {
+      c.index++
+      c.last = c.upcoming
+      c.upcoming = c.next()
+    }
+    return { index: c.index, since: c.last }
   }
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { errors } from '../common/errors.js'
+import { DEFAULT_JOURNAL_BYTES, MAX_TIMER_MS } from './limits.js'
 
 /** One request as the fixture site saw it, from arrival to the end of its response. */
 export interface JournalEntry {
@@ -47,6 +48,15 @@ export interface WaitForOptions {
 export interface JournalOptions {
   /** How many entries the ring keeps (default 10,000); older ones are dropped and counted. */
   size?: number
+  /** How many bytes of entries the ring keeps (default 64 MiB), however few they are; older ones are dropped and counted. */
+  maxBytes?: number
+}
+
+/** What an entry costs in memory, near enough: its strings (request target and headers, twice: parsed and raw) and the response head. */
+function entryBytes (entry: JournalEntry): number {
+  let n = 512 + entry.url.length * 2 + entry.headerBytes
+  for (const s of entry.rawHeaders) n += s.length * 2
+  return n
 }
 
 /**
@@ -56,7 +66,11 @@ export interface JournalOptions {
  */
 export class Journal extends EventEmitter {
   readonly size: number
+  readonly maxBytes: number
   #ring: Array<JournalEntry | undefined>
+  /** What each entry in the ring was counted as, by ring position. */
+  #costs: number[]
+  #bytes = 0
   #start = 0
   #count = 0
   #dropped = 0
@@ -66,8 +80,32 @@ export class Journal extends EventEmitter {
     super()
     const size = options.size ?? 10_000
     if (!Number.isSafeInteger(size) || size < 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`journal size must be a positive integer, not ${String(size)}`)
+    const maxBytes = options.maxBytes ?? DEFAULT_JOURNAL_BYTES
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1024) throw errors.WEBKRAB_ERR_BAD_FLAG(`journal bytes must be an integer of at least 1024, not ${String(maxBytes)}`)
     this.size = size
+    this.maxBytes = maxBytes
     this.#ring = new Array<JournalEntry | undefined>(size)
+    // filled as the ring is (in order, so it stays a packed array): a large --journal-size costs nothing up front
+    this.#costs = []
+  }
+
+  /** Bytes the entries in the ring are counted as (bounded by maxBytes, unless one entry alone is bigger). */
+  get bytes (): number { return this.#bytes }
+
+  #dropOldest (): void {
+    this.#bytes -= this.#costs[this.#start] ?? 0
+    this.#costs[this.#start] = 0
+    this.#ring[this.#start] = undefined
+    this.#start = (this.#start + 1) % this.size
+    this.#count--
+    this.#dropped++
+  }
+
+  #charge (position: number, bytes: number): void {
+    this.#costs[position] = (this.#costs[position] ?? 0) + bytes
+    this.#bytes += bytes
+    // the newest entry always stays, whatever it costs: a reader must see the request it waits for
+    while (this.#bytes > this.maxBytes && this.#count > 1) this.#dropOldest()
   }
 
   /** Entries dropped from the ring since the last clear. */
@@ -80,20 +118,20 @@ export class Journal extends EventEmitter {
   record (entry: JournalEntry | Omit<JournalEntry, 'seq'>): JournalEntry {
     const stored = entry as JournalEntry
     stored.seq = this.#nextSeq++
-    if (this.#count === this.size) {
-      this.#ring[this.#start] = stored
-      this.#start = (this.#start + 1) % this.size
-      this.#dropped++
-    } else {
-      this.#ring[(this.#start + this.#count) % this.size] = stored
-      this.#count++
-    }
+    if (this.#count === this.size) this.#dropOldest()
+    const position = (this.#start + this.#count) % this.size
+    this.#ring[position] = stored
+    this.#count++
+    this.#charge(position, entryBytes(stored))
     this.emit('entry', stored)
     return stored
   }
 
   /** Announces that an entry's response has ended (its fields are already filled in). */
   complete (entry: JournalEntry): void {
+    // the response head is known only now; an entry already dropped costs nothing more
+    const firstSeq = this.#nextSeq - this.#count
+    if (entry.seq >= firstSeq && entry.headerBytes > 0) this.#charge((this.#start + entry.seq - firstSeq) % this.size, entry.headerBytes)
     this.emit('complete', entry)
   }
 
@@ -113,6 +151,8 @@ export class Journal extends EventEmitter {
   /** Empties the journal. Sequence numbers keep counting so `since` readers are not confused. */
   clear (): void {
     this.#ring = new Array<JournalEntry | undefined>(this.size)
+    this.#costs = []
+    this.#bytes = 0
     this.#start = 0
     this.#count = 0
     this.#dropped = 0
@@ -125,6 +165,8 @@ export class Journal extends EventEmitter {
    */
   async waitFor (count: number, options: WaitForOptions = {}): Promise<JournalEntry[]> {
     const { timeoutMs = 10_000, completed = false, filter } = options
+    // past Node's largest timer (2^31-1 ms, about 24.8 days) setTimeout fires at once instead
+    if (!(timeoutMs >= 0 && timeoutMs <= MAX_TIMER_MS)) throw errors.WEBKRAB_ERR_BAD_FLAG(`waitFor timeoutMs must be 0..${MAX_TIMER_MS} (Node's largest timer), not ${String(timeoutMs)}`)
     const matches = new Map<number, JournalEntry>()
     const consider = (entry: JournalEntry): void => {
       if (completed && entry.completedMs === null) return

@@ -1,5 +1,6 @@
 import { errors, type WebkrabError } from '../common/errors.js'
-import { parseDuration, parseSize } from '../common/units.js'
+import { formatDuration, parseDuration, parseSize } from '../common/units.js'
+import { MAX_PERIOD_MS, MAX_RETRY_AFTER_SECONDS } from './limits.js'
 
 export type Query = Record<string, string | string[] | undefined>
 
@@ -48,7 +49,7 @@ export function checkSize (name: string, text: string, max = Number.MAX_SAFE_INT
   return n
 }
 
-export function durationParam (query: Query, name: string, options: { default: number, min?: number }): number {
+export function durationParam (query: Query, name: string, options: { default: number, min?: number, max?: number }): number {
   const text = stringParam(query, name)
   if (text === undefined) return options.default
   let ms: number
@@ -58,6 +59,8 @@ export function durationParam (query: Query, name: string, options: { default: n
     throw badParam(name, `"${text}" is not a duration (use 500ms, 30s, 10m, 1h, 1d)`)
   }
   if (ms < (options.min ?? 0)) throw badParam(name, `${text} is shorter than ${options.min ?? 0} ms`)
+  const max = options.max ?? MAX_PERIOD_MS
+  if (!(ms <= max)) throw badParam(name, `${text} is longer than ${formatDuration(max)}, the longest this path takes`)
   return ms
 }
 
@@ -77,12 +80,23 @@ export function retryAfterParam (query: Query, name: string, fallback: RetryAfte
   return parseRetryAfterSpec(text, name)
 }
 
+/**
+ * Reads `N`, `date:+N` or `none`. N is at most 2^31 seconds: RFC 9111 1.2.2 has a cache
+ * take any larger delta-seconds as 2147483648, so a larger one asks for nothing more
+ * (the catalogue's /hostile/retry-after/huge sends one past it on purpose).
+ */
 export function parseRetryAfterSpec (text: string, name = 'retry-after'): RetryAfterSpec {
   if (text === 'none') return { kind: 'none' }
   let m = /^\d+$/.exec(text)
-  if (m !== null) return { kind: 'seconds', seconds: Number(text) }
+  if (m !== null) return { kind: 'seconds', seconds: retryAfterSeconds(name, m[0]) }
   // a '+' left unencoded in a query string arrives as a space
   m = /^date:[+ ]?(\d+)$/.exec(text)
-  if (m !== null) return { kind: 'date', seconds: Number(m[1]) }
+  if (m !== null) return { kind: 'date', seconds: retryAfterSeconds(name, m[1]) }
   throw badParam(name, `"${text}" is not N, date:+N or none`)
+}
+
+function retryAfterSeconds (name: string, digits: string): number {
+  const n = Number(digits)
+  if (!(n <= MAX_RETRY_AFTER_SECONDS)) throw badParam(name, `${digits.length > 20 ? `${digits.slice(0, 20)}…` : digits} seconds is more than ${MAX_RETRY_AFTER_SECONDS} (2^31, RFC 9111 1.2.2)`)
+  return n
 }

@@ -65,6 +65,27 @@ function withCoding (etag: string, coding: ContentCoding): string {
 }
 
 /**
+ * Representation metadata a 304 does not carry. RFC 9110 15.4.5: "The server generating
+ * a 304 response MUST generate any of the following header fields that would have been
+ * sent in a 200 (OK) response to the same request: Content-Location, Date, ETag, and
+ * Vary; Cache-Control and Expires", and "a sender SHOULD NOT generate representation
+ * metadata other than the above listed fields unless said metadata exists for the
+ * purpose of guiding cache updates (e.g., Last-Modified might be useful if the response
+ * does not have an ETag field)". Last-Modified stays (it guides the update); the 200's
+ * Content-Type and Content-Length describe a body the 304 does not have, and RFC 9110
+ * 8.6 allows a Content-Length on a 304 only if it "equals the decimal number of octets
+ * that would have been sent in the content of a 200 (OK) response", which a length set
+ * for another body (a site file's `headers`, a sequence step's JSON) need not.
+ */
+const NOT_ON_304 = ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-range', 'transfer-encoding'] as const
+
+/** Sends a 304 with what RFC 9110 15.4.5 asks of it, whatever the route set for its 200. */
+export function sendNotModified (reply: FastifyReply): FastifyReply {
+  for (const name of NOT_ON_304) reply.removeHeader(name)
+  return reply.code(304).send()
+}
+
+/**
  * Sends a representation, honouring conditional requests (RFC 9110 13.2.2): a 304
  * carries the ETag, Cache-Control, Expires, Date, Vary and Last-Modified the 200 would
  * (RFC 9110 15.4.5) and no body; a failed If-Match or If-Unmodified-Since gets 412.
@@ -104,8 +125,7 @@ export function sendRepresentation (ctx: OriginContext, request: FastifyRequest,
       const cacheControl = override.cacheControl ?? rep.cacheControl
       if (sentEtag !== null) reply.header('etag', sentEtag)
       if (cacheControl !== undefined) reply.header('cache-control', cacheControl)
-      reply.removeHeader('content-encoding')
-      return reply.code(304).send()
+      return sendNotModified(reply)
     }
     if (verdict.outcome === 'precondition-failed') {
       return reply.code(412).type('application/json').send(JSON.stringify({ error: 'precondition failed', reason: verdict.reason }))
@@ -113,8 +133,9 @@ export function sendRepresentation (ctx: OriginContext, request: FastifyRequest,
   }
   if (etag !== null) reply.header('etag', etag)
   if (rep.cacheControl !== undefined) reply.header('cache-control', rep.cacheControl)
+  if (status === 304) return sendNotModified(reply)
   reply.code(status).type(rep.contentType)
-  if (status === 204 || status === 304) return reply.send()
+  if (status === 204) return reply.send()
   const length = body !== undefined ? body.length : rep.stream?.length
   if (request.method === 'HEAD') {
     // HEAD gets the 200's headers and no body; a big body is never opened (RFC 9110 9.3.2)

@@ -1,13 +1,15 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import { readFileSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
+import { validateHeaderName, validateHeaderValue } from 'node:http'
+import { readFile, stat } from 'node:fs/promises'
 import type { Document, LineCounter } from 'yaml'
 import { errors } from '../common/errors.js'
-import { parseYamlDocument } from '../common/yaml-tags.js'
+import { parseYamlDocument, yamlValue } from '../common/yaml-tags.js'
 import { fromRoot } from '../common/paths.js'
-import { parseDuration, parseSize } from '../common/units.js'
+import { formatDuration, parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
 import { robotsProblems } from './robots-spec.js'
+import { MAX_PERIOD_MS, MAX_POISSON_RATE_PER_MS, MAX_RETRY_AFTER_SECONDS, MAX_ROUTES, MAX_SITE_FILE_BYTES, MAX_SITE_TIME_MS, MAX_WAIT_MS, MIN_SITE_TIME_MS } from './limits.js'
 import { originsOf, type SiteDefinition } from './site-definition.js'
 import { pointerSegments, positionOf } from './yaml-positions.js'
 
@@ -34,7 +36,8 @@ const PATTERN_RULES: Record<string, string> = {
   '^\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?$': 'is not a size (1024, 20KB, 512KiB)',
   '^[a-z][a-z0-9-]*$': 'must be lower-case letters, digits and dashes, starting with a letter',
   '^/[^?#\\s]*$': 'must be a path starting with / (no query, fragment or spaces)',
-  '^date:\\+?\\d+$': 'must be seconds, or date:+N for an HTTP-date N seconds after Date'
+  '^date:\\+?\\d+$': 'must be seconds, or date:+N for an HTTP-date N seconds after Date',
+  "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$": "has a field name that is not a token (RFC 9110 5.1: letters, digits and !#$%&'*+.^_`|~-, no spaces)"
 }
 
 function describe (err: ErrorObject): string {
@@ -71,8 +74,9 @@ class SiteChecker {
     throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName}:${line}:${col}: ${rule}`)
   }
 
-  duration (value: unknown, path: Array<string | number>, signed = false, positive = false): void {
-    if (value === undefined) return
+  /** A duration at most `max` ms (signed: its size, either way); `why` says what the bound is for. */
+  duration (value: unknown, path: Array<string | number>, max: { ms: number, why: string }, signed = false, positive = false): number {
+    if (value === undefined) return 0
     const text = String(value)
     let ms = 0
     try {
@@ -82,8 +86,46 @@ class SiteChecker {
       this.fail(path, `/${path.join('/')} is not a duration (500ms, 30s, 10m, 1h, 1d)`)
     }
     if (positive && ms <= 0) this.fail(path, `/${path.join('/')} must be longer than zero`)
+    if (!(ms <= max.ms)) this.fail(path, `/${path.join('/')} is "${text}", longer than ${formatDuration(max.ms)} (${max.why})`)
+    return ms
+  }
+
+  /**
+   * A header field the site will send: a name Node accepts (an RFC 9110 5.1 token) and a
+   * value of visible ASCII, spaces and tabs. RFC 9110 5.5: "Field values are usually
+   * constrained to the range of US-ASCII characters", "Field values containing CR, LF, or
+   * NUL characters are invalid and dangerous" and "Field values containing other CTL
+   * characters are also invalid". Bytes over 0x7F (obs-text) are allowed by the grammar,
+   * but WebKrab's stricter rule refuses them in a site file: Node sends a JavaScript string
+   * as Latin-1, so `é` would not reach a client as it was written. Each is refused here,
+   * where the file can still say where, instead of as a 500 when the route is first asked.
+   */
+  header (name: string, value: unknown, path: Array<string | number>, key?: string): void {
+    try {
+      validateHeaderName(name)
+    } catch {
+      this.fail(path, `${JSON.stringify(name)} is not a header field name (RFC 9110 5.1: a token, no spaces or separators)`, key)
+    }
+    const text = String(value)
+    const bad = /[^\t\x20-\x7e]/.exec(text)
+    let refused = bad !== null
+    if (!refused) {
+      try {
+        validateHeaderValue(name, text)
+      } catch {
+        refused = true
+      }
+    }
+    if (refused) {
+      const c = bad?.[0] ?? ''
+      const what = c === '\r' || c === '\n' ? 'a line break (CR or LF), which would end the field' : c.charCodeAt(0) < 0x20 || c === '\x7f' ? `the control character U+${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}` : `${JSON.stringify(c)}, which is not ASCII (percent-encode it, or use RFC 8187 for a parameter)`
+      this.fail(path, `the ${name} field value ${JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text)} has ${what}`)
+    }
   }
 }
+
+const WAIT = { ms: MAX_WAIT_MS, why: 'the longest wait the site sleeps through' }
+const PERIOD = { ms: MAX_PERIOD_MS, why: 'the longest duration a site file may give' }
 
 /**
  * Rules a schema cannot say: names unique, routes unique per origin, redirect targets
@@ -93,10 +135,14 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
   if (site.origins !== undefined && (site.routes !== undefined || site.catalogue !== undefined || site.robots !== undefined)) {
     check.fail([], 'give either "origins", or "routes", "catalogue" and "robots" for a single origin, not both', site.routes !== undefined ? 'routes' : site.catalogue !== undefined ? 'catalogue' : 'robots')
   }
-  if (site.clock?.start !== undefined && !Number.isFinite(typeof site.clock.start === 'number' ? site.clock.start : Date.parse(site.clock.start))) {
-    check.fail(['clock', 'start'], '/clock/start is not an ISO date or epoch milliseconds')
+  if (site.clock?.start !== undefined) {
+    const start = typeof site.clock.start === 'number' ? site.clock.start : Date.parse(site.clock.start)
+    if (!Number.isFinite(start)) check.fail(['clock', 'start'], '/clock/start is not an ISO date or epoch milliseconds')
+    if (start < MIN_SITE_TIME_MS || start > MAX_SITE_TIME_MS) check.fail(['clock', 'start'], '/clock/start is outside 0000-01-01..9999-12-31 (what an HTTP-date can write)')
   }
   const origins = originsOf(site)
+  const routeCount = origins.reduce((n, o) => n + (o.routes?.length ?? 0), 0)
+  if (routeCount > MAX_ROUTES) check.fail(site.origins !== undefined ? ['origins'] : ['routes'], `the site declares ${routeCount} routes; at most ${MAX_ROUTES} are served`)
   const names = new Set<string>()
   const base: Array<string | number> = site.origins !== undefined ? ['origins'] : []
   origins.forEach((origin, i) => {
@@ -107,7 +153,7 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
       if (origin.catalogue === true || (origin.routes ?? []).length > 0) check.fail([...at, 'connect'], `origin "${origin.name}" never accepts a connection (connect: hang), so it serves nothing: drop its ${origin.catalogue === true ? 'catalogue' : 'routes'}`)
     }
     names.add(origin.name)
-    check.duration(origin.skew, [...at, 'skew'], true)
+    check.duration(origin.skew, [...at, 'skew'], PERIOD, true)
   })
   origins.forEach((origin, i) => {
     if (origin.robots === undefined) return
@@ -136,10 +182,25 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
         // pages are rendered and kept whole; only bytes bodies stream
         if (size > MAX_PAGE_SIZE && route.body.type !== 'bytes') check.fail([...rat, 'body', 'size'], 'html, json and text bodies are at most 16MiB; use type: bytes for bigger bodies')
       }
-      check.duration(route.renderMs, [...rat, 'renderMs'])
-      check.duration(route.changes?.every, [...rat, 'changes', 'every'], false, true)
-      check.duration(route.changes?.poisson?.per, [...rat, 'changes', 'poisson', 'per'], false, true)
-      if (typeof route.lastModified === 'object') check.duration(route.lastModified.future, [...rat, 'lastModified', 'future'])
+      check.duration(route.renderMs, [...rat, 'renderMs'], WAIT)
+      check.duration(route.changes?.every, [...rat, 'changes', 'every'], PERIOD, false, true)
+      if (route.changes?.poisson !== undefined) {
+        const per = route.changes.poisson.per === undefined ? 86_400_000 : check.duration(route.changes.poisson.per, [...rat, 'changes', 'poisson', 'per'], PERIOD, false, true)
+        if (route.changes.poisson.rate / per > MAX_POISSON_RATE_PER_MS) check.fail([...rat, 'changes', 'poisson', 'rate'], `${route.changes.poisson.rate} changes per ${formatDuration(per)} is more than one a minute, the most a Poisson schedule makes`)
+      }
+      if (typeof route.lastModified === 'object') check.duration(route.lastModified.future, [...rat, 'lastModified', 'future'], PERIOD)
+      if (route.cacheControl !== undefined) check.header('cache-control', route.cacheControl, [...rat, 'cacheControl'])
+      if (route.contentType !== undefined) check.header('content-type', route.contentType, [...rat, 'contentType'])
+      for (const [name, value] of Object.entries(route.headers ?? {})) check.header(name, value, [...rat, 'headers', name], name)
+      route.sequence?.forEach((step, k) => {
+        for (const [name, value] of Object.entries(step.headers ?? {})) check.header(name, value, [...rat, 'sequence', k, 'headers', name], name)
+        if (typeof step.retryAfter === 'number' && step.retryAfter > MAX_RETRY_AFTER_SECONDS) check.fail([...rat, 'sequence', k, 'retryAfter'], `Retry-After of ${step.retryAfter} seconds is more than ${MAX_RETRY_AFTER_SECONDS} (2^31, RFC 9111 1.2.2)`)
+        if (typeof step.retryAfter === 'string' && Number(step.retryAfter.replace(/^date:\+?/, '')) > MAX_RETRY_AFTER_SECONDS) check.fail([...rat, 'sequence', k, 'retryAfter'], `${step.retryAfter} is more than ${MAX_RETRY_AFTER_SECONDS} seconds after Date (2^31, RFC 9111 1.2.2)`)
+      })
+      if (route.redirect !== undefined) {
+        check.header('location', route.redirect.to, [...rat, 'redirect', 'to'])
+        if (route.redirect.retryAfter !== undefined && route.redirect.retryAfter > MAX_RETRY_AFTER_SECONDS) check.fail([...rat, 'redirect', 'retryAfter'], `Retry-After of ${route.redirect.retryAfter} seconds is more than ${MAX_RETRY_AFTER_SECONDS} (2^31, RFC 9111 1.2.2)`)
+      }
       route.changes?.at?.forEach((t, k) => {
         if (!Number.isFinite(Date.parse(t))) check.fail([...rat, 'changes', 'at', k], `"${t}" is not an ISO date`)
       })
@@ -155,8 +216,9 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
 
 /** Parses a site file's text; errors name `fileName:line:col` and the rule broken. */
 export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
+  if (text.length > MAX_SITE_FILE_BYTES) throw errors.WEBKRAB_ERR_BAD_SITE(`${fileName} is over ${MAX_SITE_FILE_BYTES} bytes (1 MiB), the most a site file may be`)
   const { doc, lines: lineCounter } = parseYamlDocument(text, fileName)
-  const value: unknown = doc.toJS()
+  const value: unknown = yamlValue(doc)
   const check = new SiteChecker(fileName, doc, lineCounter)
   if (value === null || value === undefined) check.fail([], 'the site file is empty')
   return checkSite(value, check)
@@ -182,13 +244,30 @@ export function checkSiteDefinition (site: SiteDefinition, name = 'site definiti
   return checkSite(site, new SiteChecker(name))
 }
 
-/** Reads and parses a site file. */
+/**
+ * Reads and parses a site file: a regular file of at most 1 MiB (checked before a byte
+ * is parsed; a real site file is a few kilobytes, and parsing costs far more than reading).
+ */
 export async function loadSiteFile (path: string): Promise<SiteDefinition> {
+  // stat before open: opening a FIFO would wait for a writer
+  let info
+  try {
+    info = await stat(path)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(path, { cause: err })
+    throw errors.WEBKRAB_ERR_BAD_SITE(`${path}: cannot be read (${code ?? (err as Error).message})`, { cause: err })
+  }
+  if (info.isDirectory()) throw errors.WEBKRAB_ERR_BAD_SITE(`${path} is a directory, not a site file: name one file (e.g. ${path.replace(/\/+$/, '')}/site.yaml)`)
+  if (!info.isFile()) throw errors.WEBKRAB_ERR_BAD_SITE(`${path} is not a regular file`)
+  if (info.size > MAX_SITE_FILE_BYTES) throw errors.WEBKRAB_ERR_BAD_SITE(`${path} is ${info.size} bytes; a site file is at most ${MAX_SITE_FILE_BYTES} bytes (1 MiB)`)
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
-    throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(path, { cause: err })
+    throw errors.WEBKRAB_ERR_BAD_SITE(`${path}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
   }
+  // the file may have grown since it was measured
+  if (text.length > MAX_SITE_FILE_BYTES) throw errors.WEBKRAB_ERR_BAD_SITE(`${path} is over ${MAX_SITE_FILE_BYTES} bytes (1 MiB), the most a site file may be`)
   return parseSiteYaml(text, path)
 }

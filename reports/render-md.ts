@@ -1,4 +1,5 @@
 import type { FetchReport } from './report-types.js'
+import { withoutControls } from './strip-controls.js'
 import {
   summarizeReport,
   describeContext,
@@ -10,9 +11,11 @@ import {
 /**
  * The terminal summary as GitHub-flavoured Markdown (for a CI job summary or a
  * pull request comment): the five answers as numbered sections with tables,
- * then the resources that need attention.
+ * then the resources that need attention. Control characters in the report's strings
+ * are made visible (strip-controls.ts), so a job summary shows them as text.
  */
-export function renderMarkdown (report: FetchReport): string {
+export function renderMarkdown (untrusted: FetchReport): string {
+  const report = withoutControls(untrusted)
   const s = summarizeReport(report)
   const out: string[] = []
   const seconds = (s.stop.durationMs / 1000).toFixed(1)

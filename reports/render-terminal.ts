@@ -1,6 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import { formatBytes } from '../common/units.js'
 import type { FetchReport } from './report-types.js'
+import { withoutControls } from './strip-controls.js'
 import {
   summarizeReport,
   describeContext,
@@ -24,9 +25,12 @@ const plain = (t: string): string => t
  * The end-of-run summary: the five answers first (requests, bytes and what was
  * incomplete, deferred origins, what supported each reuse, what ended the run),
  * then the resources that need attention. Counts are printed exactly (with
- * separators) so a person and a script read the same figures.
+ * separators) so a person and a script read the same figures. Every string of the
+ * report reaches the terminal with its control characters made visible (strip-controls.ts):
+ * the only escapes printed are the renderer's own colours.
  */
-export function renderTerminal (report: FetchReport, options: TerminalOptions): string {
+export function renderTerminal (untrusted: FetchReport, options: TerminalOptions): string {
+  const report = withoutControls(untrusted)
   const c = new Chalk({ level: options.color ? 1 : 0 })
   const width = options.width ?? Number.POSITIVE_INFINITY
   const s = summarizeReport(report)

@@ -16,7 +16,8 @@ export async function bodiesPlugin (app: FastifyInstance, opts: { ctx: OriginCon
   const block = (): Buffer => state.memo('bytes block', () => seededBytes(state.seed, 'bytes', BLOCK_SIZE))
 
   getRoute(app, '/bytes/:n', (request, reply) => {
-    const n = checkSize('n', (request.params as { n: string }).n, MAX_BYTES)
+    // named N, as the catalogue writes the path (/bytes/N)
+    const n = checkSize('N', (request.params as { n: string }).n, MAX_BYTES)
     return sendRepresentation(ctx, request, reply, {
       contentType: 'application/octet-stream',
       stream: { length: n, open: () => repeatingStream(block(), n) },

@@ -5,12 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { BLOCK_SIZE, bytesAt } from '../body-streams.js'
 import { pageSource } from '../catalogue-page.js'
 import { getRoute, queryOf } from '../get-route.js'
+import { MAX_WAIT_MS } from '../limits.js'
 import { intParam, sizeParam } from '../query-params.js'
 import { sendRepresentation } from '../representation.js'
 import { seededBytes } from '../seeded.js'
 import type { OriginContext } from '../site-state.js'
 
-const MAX_WAIT_MS = 600_000
 const MAX_FAULT_BYTES = 1e10
 
 /** A body trickled at `bps` bytes per second in ten slices a second. */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { pageSource } from '../catalogue-page.js'
 import { getRoute, queryOf } from '../get-route.js'
 import { badParam, intParam, stringParam } from '../query-params.js'
+import { MAX_RETRY_AFTER_SECONDS } from '../limits.js'
 import { sendRepresentation } from '../representation.js'
 import type { OriginContext } from '../site-state.js'
 
@@ -28,7 +29,8 @@ export async function redirectsPlugin (app: FastifyInstance, opts: { ctx: Origin
   // /redirect/N: N hops, each to /redirect/N-1, ending at /redirect/0, a 200
   getRoute(app, '/redirect/:n', (request, reply) => {
     const text = (request.params as { n: string }).n
-    if (!/^\d+$/.test(text) || Number(text) > 1000) throw badParam('n', `"${text}" is not a hop count 0..1000`)
+    // named N, as the catalogue writes the path (/redirect/N)
+    if (!/^\d+$/.test(text) || Number(text) > 1000) throw badParam('N', `"${text}" is not a hop count 0..1000 (/redirect/N)`)
     const n = Number(text)
     const query = queryOf(request)
     const status = redirectStatus(query)
@@ -47,7 +49,7 @@ export async function redirectsPlugin (app: FastifyInstance, opts: { ctx: Origin
     const query = queryOf(request)
     const url = stringParam(query, 'url')
     if (url === undefined || url.length === 0) throw badParam('url', 'required')
-    const retryAfter = query['retry-after'] === undefined ? undefined : intParam(query, 'retry-after', { default: 0, min: 0 })
+    const retryAfter = query['retry-after'] === undefined ? undefined : intParam(query, 'retry-after', { default: 0, min: 0, max: MAX_RETRY_AFTER_SECONDS })
     return sendRedirect(reply, redirectStatus(query), url, retryAfter)
   })
 

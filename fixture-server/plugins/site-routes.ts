@@ -6,7 +6,7 @@ import { BLOCK_SIZE, repeatingStream } from '../body-streams.js'
 import { getRoute } from '../get-route.js'
 import { renderPage } from '../page-body.js'
 import { parseRetryAfterSpec } from '../query-params.js'
-import { sendRepresentation, type Representation } from '../representation.js'
+import { sendNotModified, sendRepresentation, type Representation } from '../representation.js'
 import { retryAfterValue } from '../retry-after.js'
 import { bodySize, compileSchedule, etagFor, lastModifiedFor, routeVersion, sequenceStep, type RouteVersion } from '../route-behaviour.js'
 import { contentHash, seededBytes } from '../seeded.js'
@@ -106,6 +106,7 @@ export async function siteRoutesPlugin (app: FastifyInstance, opts: { ctx: Origi
           const retryAfter = retryAfterHeader(step.retryAfter, originNow(ctx))
           if (retryAfter !== null) reply.header('retry-after', retryAfter)
           if (step.headers !== undefined) reply.headers(step.headers)
+          if (step.status === 304) return sendNotModified(reply)
           return reply.code(step.status).type('application/json').send(JSON.stringify({ status: step.status, reason: STATUS_CODES[step.status] ?? 'Unknown' }))
         }
         if (step.headers !== undefined) reply.headers(step.headers)

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import { getRoute, queryOf } from '../get-route.js'
 import { badParam, intParam, retryAfterParam, stringParam, type RetryAfterSpec } from '../query-params.js'
+import { sendNotModified } from '../representation.js'
 import { retryAfterValue } from '../retry-after.js'
 import { originNow, type OriginContext } from '../site-state.js'
 
@@ -11,8 +12,9 @@ const NONE: RetryAfterSpec = { kind: 'none' }
 function sendStatus (ctx: OriginContext, reply: FastifyReply, status: number, retryAfter: RetryAfterSpec): FastifyReply {
   const value = retryAfterValue(retryAfter, originNow(ctx))
   if (value !== null) reply.header('retry-after', value)
+  if (status === 304) return sendNotModified(reply)
   reply.code(status)
-  if (status === 204 || status === 304) return reply.send()
+  if (status === 204) return reply.send()
   return reply.type('application/json').send(JSON.stringify({ status, reason: STATUS_CODES[status] ?? 'Unknown', retryAfter: value }))
 }
 
@@ -23,7 +25,8 @@ export async function statusPlugin (app: FastifyInstance, opts: { ctx: OriginCon
   // /status/N?retry-after=N|date:+N|none; 429 and 503 carry `Retry-After: 1` unless told
   getRoute(app, '/status/:code', (request, reply) => {
     const text = (request.params as { code: string }).code
-    if (!/^\d{3}$/.test(text) || Number(text) < 200 || Number(text) > 599) throw badParam('code', `"${text}" is not a final status code 200..599`)
+    // named N, as the catalogue writes the path (/status/N)
+    if (!/^\d{3}$/.test(text) || Number(text) < 200 || Number(text) > 599) throw badParam('N', `"${text}" is not a final status code 200..599 (/status/N)`)
     const status = Number(text)
     const fallback = status === 429 || status === 503 ? ONE_SECOND : NONE
     return sendStatus(ctx, reply, status, retryAfterParam(queryOf(request), 'retry-after', fallback))

@@ -45,12 +45,12 @@ t.test('POST /_webkrab/reset empties the journal and per-client state', async t 
 })
 
 t.test('with a token, admin paths need it and crawled paths do not', async t => {
-  const site = buildFixtureSite(null, { token: 's3cret' })
+  const site = buildFixtureSite(null, { token: 's3cret-s3cret-s3cret' })
   t.teardown(() => site.close())
   const denied = await site.app.inject('/_webkrab/journal')
   t.equal(denied.statusCode, 403)
   t.equal(JSON.parse(denied.body).error, 'WEBKRAB_ERR_FORBIDDEN')
-  t.equal((await site.app.inject({ url: '/_webkrab/journal', headers: { 'x-webkrab-token': 's3cret' } })).statusCode, 200)
+  t.equal((await site.app.inject({ url: '/_webkrab/journal', headers: { 'x-webkrab-token': 's3cret-s3cret-s3cret' } })).statusCode, 200)
   t.equal((await site.app.inject('/validators/strong')).statusCode, 200)
 })
 

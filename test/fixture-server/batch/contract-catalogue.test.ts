@@ -64,14 +64,21 @@ t.test('every catalogue path of CONTRACT.md answers GET and HEAD alike, the HEAD
   }
 })
 
-t.test('the index at / links every catalogue path with a one-line explanation', async t => {
+t.test('the index at / links every catalogue path with a one-line explanation, and lists the admin paths apart, linking only those a GET opens', async t => {
   const index = (await site.app.inject('/')).body
+  const [paths, admin] = index.split('<h2>Admin paths</h2>')
   for (const { path } of PATHS) {
-    if (path === '/') continue
+    if (path === '/' || path.startsWith('/_webkrab/')) continue
     const base = path.replace('/N', '/')
-    t.match(index, new RegExp(`<li><a href="${base.replace(/[?]/g, '\\?')}[^"]*"><code>[^<]+</code></a>: [^<]{10,}</li>`), `${path} is linked and explained`)
+    t.match(paths, new RegExp(`<li><a href="${base.replace(/[?]/g, '\\?')}[^"]*"><code>[^<]+</code></a>: [^<]{10,}</li>`), `${path} is linked and explained`)
   }
-  for (const path of ['/stall', '/reset', '/hang', '/lying-length', '/broken-chunked', '/_webkrab/reset']) t.match(index, `href="${path}`, `${path} is linked`)
+  for (const path of ['/stall', '/reset', '/hang', '/lying-length', '/broken-chunked']) t.match(paths, `href="${path}`, `${path} is linked`)
+  t.notMatch(paths, '/_webkrab/', 'no admin path among the crawlable ones')
+  for (const path of ['/_webkrab/journal', '/_webkrab/journal.ndjson', '/_webkrab/journal/count', '/_webkrab/clock', '/_webkrab/catalogue', '/_webkrab/origins']) t.match(admin, `GET <a href="${path}"`, `GET ${path} is linked`)
+  for (const path of ['/_webkrab/reset', '/_webkrab/change']) {
+    t.match(admin, `POST <code>${path}</code>`, `POST ${path} is listed`)
+    t.notMatch(admin, `href="${path}"`, `POST ${path} is not a link: a GET cannot open it`)
+  }
 })
 
 t.test('every path with a validator honours If-None-Match and If-Modified-Since, on GET and HEAD, unless it exists to break that rule', async t => {
