@@ -160,18 +160,12 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const own = (path: string): boolean => isOwnRequestPath(path) && !named.some(p => p === path || (p.includes('*') && pathMatches(p, { path, target: path } as Seen)))
   const seen: Seen[] = []
   const ownSeen: Seen[] = []
-  const admin: string[] = []
   const runs: StepRun[] = []
   let lastSeq = 0
-  let lastAdminSeq = 0
   const collect = (step: number): void => {
     for (const e of site.entriesSince(lastSeq)) {
       (own(e.path) ? ownSeen : seen).push({ ...e, step })
       lastSeq = Math.max(lastSeq, e.seq)
-    }
-    for (const a of site.adminRequestsSince(lastAdminSeq)) {
-      admin.push(`${a.method} ${a.path} (step ${step}, answered ${a.status ?? 'nothing'})`)
-      lastAdminSeq = Math.max(lastAdminSeq, a.seq)
     }
   }
   const record = (): Partial<ScenarioResult> => ({ steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length + ownSeen.length, ownRequests: ownSeen.length, bytes: bytesOf(seen) + bytesOf(ownSeen) })
@@ -205,11 +199,13 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     await site.close().catch(() => {})
     return done('setup-fail', (err as Error).message, record())
   }
+  const tampered = site.adminActivity()
   await site.close().catch(() => {})
   if (options.keepReports != null) keepBadReports(runs, stateDir, join(options.keepReports, scenario.id))
 
-  if (admin.length > 0) {
-    return done('fail', `the crawler called the harness's admin paths, so the journal cannot be trusted: ${admin.slice(0, 3).join('; ')}`, record())
+  // a journal reset, clock move or content change the harness did not make: nothing the journal says can be trusted
+  if (tampered.resets + tampered.clockMoves + tampered.changes > 0) {
+    return done('harness-fail', `the site's admin paths were used by someone other than the harness (${tampered.resets} resets, ${tampered.clockMoves} clock moves, ${tampered.changes} content changes over HTTP), so the journal cannot be trusted`, record())
   }
   const couldNotRun = crawlerError(scenario, runs, seen)
   const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }

@@ -50,8 +50,8 @@ export interface RunningSite {
   close: () => Promise<void>
   /** How far `advance` has moved the site's clock, in ms. */
   advancedMs: () => number
-  /** Requests to the site's admin paths (`/_webkrab/*`) since `seq`: the harness never makes any over HTTP, so each is the crawler's. */
-  adminRequestsSince: (seq: number) => Array<{ seq: number, method: string, path: string, status: number | null }>
+  /** What was done through the site's admin paths over HTTP (resets, clock moves, content changes): the harness does everything in process, so any of it is someone else's doing. */
+  adminActivity: () => { resets: number, clockMoves: number, changes: number }
 }
 
 /** Paths a crawler asks for on its own, not because a scenario named them. */
@@ -150,9 +150,7 @@ export async function startSite (site: unknown, seed: string): Promise<RunningSi
     entriesSince: (seq) => handle.journal.since(seq + 1)
       .filter(e => !e.path.startsWith('/_webkrab/'))
       .map(normaliseEntry),
-    adminRequestsSince: (seq) => handle.journal.since(seq + 1)
-      .filter(e => e.path.startsWith('/_webkrab/'))
-      .map(e => ({ seq: e.seq, method: e.method, path: String(e.path), status: typeof e.status === 'number' ? e.status : null })),
+    adminActivity: () => handle.activity().http,
     advance: (duration) => {
       const before = handle.clock.now()
       handle.clock.advance(duration)

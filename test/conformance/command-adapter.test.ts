@@ -75,7 +75,7 @@ t.test('a report the crawler writes that is not a fetch report fails the report 
   const { result } = await recorded(`sh ${RECORD} {urls} && echo '{"schema":"other"}' > {state}/report-{step}.json`)
   const report = result.assertions.find(a => a.id === 'report')
   t.equal(report?.status, 'fail')
-  t.match(report?.message, /the fetch report of step 1 is not usable: .*report-1\.json/)
+  t.match(report?.message, /the fetch report of step 1 is not a valid webkrab.report\/v1 \(its problems are listed in the notes\)/)
   t.match(result.notes.join('\n'), /step 1: .*report-1\.json/)
 })
 

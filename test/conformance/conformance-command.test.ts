@@ -31,7 +31,7 @@ t.test('webkrab conformance grades the reference crawler, exits 0, and writes ev
   const r = await conformance(['--scenarios', ...SCENARIOS, '--out', out])
   t.equal(r.code, 0, r.stdout + r.stderr)
   t.match(r.stdout, /^WebKrab conformance: reference/)
-  t.match(r.stdout, /Scenarios: 3 pass \(of 3\)\nAssertions: \d+ pass\nRFC conformance: [^\n]*\nWebKrab profile: [^\n]*\nReporting: MUST \d+\/\d+[^\n]*\nEvery required assertion passed\./)
+  t.match(r.stdout, /Scenarios: 3 pass \(of 3\)\nAssertions: \d+ pass\nRFC conformance: [^\n]*\nWebKrab profile: [^\n]*\nReporting: [^\n]*\nEvery required assertion passed\./)
   t.notMatch(r.stdout, /\x1b\[/, 'plain when piped')
   t.match(r.stderr, /wrote .*scorecard\.txt, .*results\.json, .*results\.tap, .*junit\.xml, .*scorecard\.html/)
 

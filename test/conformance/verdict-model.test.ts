@@ -127,7 +127,7 @@ t.test('an assertion needing an option the crawler was not told is untested with
   writeFileSync(join(dir, 'budgets', 'budgets-untold.yaml'), `id: budgets-untold
 name: A request budget ends the run.
 kind: required
-refs: ["WebKrab rule budgets-hold"]
+refs: ["WebKrab rule budget-run-requests"]
 steps:
   - crawl: { urls: [/bytes/10, /bytes/20, /bytes/30], options: { max-requests: 1 } }
 assertions:
@@ -217,7 +217,7 @@ t.test('a report with errors gets each problem once, naming a file that still ex
   writeFileSync(join(dir, 'reporting', 'reporting-bad.yaml'), `id: reporting-bad
 name: The report is read.
 kind: required
-refs: ["WebKrab rule report-schema-named"]
+refs: ["WebKrab rule report-names-schema"]
 steps:
   - crawl: { urls: [/validators/strong] }
 assertions:
