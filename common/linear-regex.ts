@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8'
+import { errors } from './errors.js'
 
 /**
  * Regular expressions that come from files other people write (a scenario's
@@ -41,12 +42,12 @@ export function linearRegExpProblem (pattern: string): string | null {
 
 const cache = new Map<string, RegExp>()
 
-/** Compiles a checked pattern for the linear-time engine (cached). Throws as linearRegExpProblem says. */
+/** Compiles a checked pattern for the linear-time engine (cached); a pattern linearRegExpProblem refuses is WEBKRAB_ERR_BAD_SCENARIO. */
 export function linearRegExp (pattern: string): RegExp {
   let re = cache.get(pattern)
   if (re === undefined) {
     const problem = linearRegExpProblem(pattern)
-    if (problem !== null) throw new SyntaxError(`/${pattern.slice(0, 80)}/ ${problem}`)
+    if (problem !== null) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`the pattern /${pattern.slice(0, 80)}/ ${problem}`)
     re = new RegExp(pattern, linearEngine() ? 'l' : '')
     if (cache.size > 1000) cache.clear()
     cache.set(pattern, re)
