@@ -71,7 +71,8 @@ function rulesTable (result: SuiteResult): string {
         { html: `<code>${escapeHtml(id)}</code>`, sort: id },
         { html: `${escapeHtml(r.statement)}<div class="note">${escapeHtml(r.why)}</div>`, sort: r.statement },
         { html: `<div>${escapeHtml(basisLabel(r))}</div>` + r.rfc.map(escapeHtml).join('<br>') + (r.quote !== undefined ? `<div class="note">“${escapeHtml(r.quote)}”</div>` : '') + (r.versus_rfc !== undefined ? `<div class="note">${escapeHtml(r.versus_rfc)}</div>` : ''), sort: `${r.basis ?? ''} ${r.rfc.join(' ')}` },
-        { html: verdict + `<div class="note">${citing.map(s => escapeHtml(s.id)).join('<br>')}</div>`, sort: failing.length * 1000 + citing.length, title: citing.map(s => `${s.id}: ${s.verdict}`).join('\n') }
+        // the scenarios that failed the rule are marked and listed first
+        { html: verdict + `<div class="note">${[...failing, ...citing.filter(s => !failing.includes(s))].map(s => failing.includes(s) ? `<span class="failing" data-failing-scenario="${escapeHtml(s.id)}">✘ ${escapeHtml(s.id)} (${escapeHtml(s.verdict)})</span>` : escapeHtml(s.id)).join('<br>')}</div>`, sort: failing.length * 1000 + citing.length, title: citing.map(s => `${s.id}: ${s.verdict}`).join('\n') }
       ]
     }
   })
