@@ -114,8 +114,13 @@ export function verdictOf (kind: ScenarioKind, results: AssertionResult[], optio
   const unchecked = deciding.filter(r => r.status === 'untested')
   const uncheckedMust = unchecked.filter(r => r.level === 'must')
   const passed = deciding.filter(r => r.status === 'pass').length
+  if (deciding.length === 0) {
+    const first = results.find(r => r.status === 'untested')
+    const left = results.filter(r => r.status === 'untested').length
+    return { verdict: 'untested', message: `only reporting assertions decide this scenario, and ${first?.message ?? 'none was checked'}: ${left} of ${results.length} untested` }
+  }
   if (uncheckedMust.length > 0 || passed === 0) {
-    const first = uncheckedMust[0] ?? unchecked[0] ?? results.find(r => r.status === 'untested')
+    const first = uncheckedMust[0] ?? unchecked[0]
     const why = first?.message ?? 'no assertion decides this scenario'
     return { verdict: 'untested', message: `${why}: ${unchecked.length} of ${deciding.length} assertions untested${passed > 0 ? `, ${passed} passed` : ''}` }
   }

@@ -1,0 +1,84 @@
+import t from 'tap'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { chromium, type BrowserContext } from 'playwright-core'
+import { fromRoot } from '../../common/paths.js'
+import { commandAdapter } from '../../conformance/adapters/command-adapter.js'
+import { referenceAdapter } from '../../conformance/adapters/reference-adapter.js'
+import { loadScenarios } from '../../conformance/load-scenarios.js'
+import { renderScorecardHtml, renderScorecardText } from '../../conformance/reporters/scorecard.js'
+import { runSuite } from '../../conformance/run-suite.js'
+
+/**
+ * The crawler scorecard in Debian's Chromium: a column per crawler, each crawler's
+ * three scores, and a failing cell that leads to its evidence.
+ */
+const CHROMIUM = '/usr/bin/chromium'
+const inCi = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false'
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+const scenarios = await loadScenarios([fromRoot('scenarios/validators')])
+const reference = await runSuite(scenarios, referenceAdapter(), { jobs: 4 })
+const curl = await runSuite(scenarios, { ...commandAdapter({ command: 'curl --silent --globoff --output /dev/null {url}' }), name: 'curl-plain', version: '7.88' }, { jobs: 4 })
+
+t.test('the scorecard as text gives each crawler its three scores and its passes per concern', async t => {
+  const text = renderScorecardText([reference, curl])
+  t.match(text, /^reference: 11\/11 scenarios pass/m)
+  t.match(text, /^curl-plain \(7\.88\): \d+\/11 scenarios pass/m)
+  t.match(text, /^ {2}RFC conformance: MUST 0\/\d+/m, 'curl sends no validator back: every RFC MUST it was graded on failed')
+  t.match(text, /^validators +11\/11 +\d+\/11$/m)
+})
+
+if (!existsSync(CHROMIUM)) {
+  if (inCi) t.fail(`${CHROMIUM} is missing: the scorecard cannot be checked in a browser (install Debian's chromium)`)
+  else t.test('the scorecard page in a browser', { skip: `${CHROMIUM} is missing (apt-get install chromium); the browser test runs in CI` }, async () => {})
+} else {
+  const profile = mkdtempSync(join(tmpdir(), 'webkrab-chromium-'))
+  const context: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 }, timeout: 30_000 })
+  t.teardown(async () => {
+    await context.close()
+    rmSync(profile, { recursive: true, force: true })
+  })
+
+  t.test('the scorecard page has a column per crawler, their totals, and a failing cell leads to its evidence', async t => {
+    const out = fromRoot('reports', 'out', 'scorecard')
+    mkdirSync(out, { recursive: true })
+    const file = join(out, 'test-scorecard.html')
+    writeFileSync(file, renderScorecardHtml([reference, curl]))
+    const page = await context.newPage()
+    const requests: string[] = []
+    const errors: string[] = []
+    page.on('request', r => { requests.push(r.url()) })
+    page.on('pageerror', e => { errors.push(e.message) })
+    await page.goto(pathToFileURL(file).href)
+    t.same(requests, [page.url()], 'the page loads nothing but itself')
+    t.same(errors, [], 'no script errors')
+    t.same(await page.$$eval('#scorecard thead th[data-column]', ths => ths.map(th => th.textContent)), ['reference', 'curl-plain (7.88)'], 'a column per crawler, named from its adapter')
+    const totals = await page.$$eval('#totals tbody tr', rows => rows.map(r => ({ crawler: r.getAttribute('data-crawler'), rfc: r.querySelector('td[data-score="rfc"]')?.getAttribute('data-pass'), graded: r.querySelector('td[data-score="rfc"]')?.getAttribute('data-graded') })))
+    t.same(totals.map(x => x.crawler), ['reference', 'curl-plain'])
+    t.equal(Number(totals[0].rfc), reference.totals.scores.rfc.pass, 'the reference crawler\'s RFC score is its results\' figure')
+    t.equal(Number(totals[1].rfc), curl.totals.scores.rfc.pass)
+    t.equal(Number(totals[1].graded), curl.totals.scores.rfc.pass + curl.totals.scores.rfc.fail)
+
+    const failing = curl.scenarios.find(s => s.verdict === 'fail')
+    t.ok(failing !== undefined, 'curl fails a validator scenario')
+    const id = failing?.id ?? ''
+    const cell = `tr.scenario-row[data-id="${id}"] td[data-column="1"] a`
+    t.notOk(await page.isVisible(cell), 'a concern\'s scenarios are folded until it is opened')
+    await page.click('details[data-concern="validators"] summary')
+    t.ok(await page.isVisible(cell), 'opening the concern shows its scenarios')
+    await page.click(cell)
+    const evidence = `#ev-1-${id}`
+    t.equal(new URL(page.url()).hash, `#ev-1-${id}`)
+    t.ok(await page.isVisible(evidence), 'the cell leads to the evidence')
+    const text = await page.textContent(evidence) ?? ''
+    t.match(text, /carried no If-None-Match/, 'what the server saw')
+    t.match(text, /RFC MUST/, 'the basis of the failed assertion')
+    t.match(text, /rule conditional-sends-stored-validator/, 'and the rule it broke')
+    await page.screenshot({ path: join(out, 'scorecard.png'), fullPage: false })
+    rmSync(file)
+  })
+}
