@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander'
 import { isWebkrabError } from '../common/errors.js'
 import { version } from '../common/version.js'
+import { stripControls } from '../reports/strip-controls.js'
 
 /**
  * Each command's part, loaded only when that command runs (all of them for help and
@@ -30,7 +31,7 @@ program
  * command it was given to: `webkrab: WEBKRAB_ERR_BAD_FLAG: crawl: unknown option '--x'`.
  */
 function usageError (command: string | null, text: string): string {
-  return `webkrab: WEBKRAB_ERR_BAD_FLAG: ${command === null ? '' : `${command}: `}${oneLine(text.replace(/^error: /, ''))}\n`
+  return `webkrab: WEBKRAB_ERR_BAD_FLAG: ${command === null ? '' : `${command}: `}${stripControls(oneLine(text.replace(/^error: /, '')))}\n`
 }
 
 /** Error text on one line: a message may quote input that holds newlines. */
@@ -61,12 +62,12 @@ try {
     // help and version end with code 0; every usage error is bad input: exit 2
     process.exitCode = err.exitCode === 0 ? 0 : 2
   } else if (isWebkrabError(err)) {
-    process.stderr.write(`webkrab: ${err.code}: ${oneLine(err.message)}\n`)
+    process.stderr.write(`webkrab: ${err.code}: ${stripControls(oneLine(err.message))}\n`)
     process.exitCode = err.exitCode
   } else {
     // a bug, not bad input: one line for the user; the stack only when asked for
     const detail = err instanceof Error ? err.message : String(err)
-    process.stderr.write(`webkrab: WEBKRAB_ERR_INTERNAL: ${oneLine(detail)} (a bug in WebKrab: please report it; WEBKRAB_DEBUG=1 prints the stack)\n`)
+    process.stderr.write(`webkrab: WEBKRAB_ERR_INTERNAL: ${stripControls(oneLine(detail))} (a bug in WebKrab: please report it; WEBKRAB_DEBUG=1 prints the stack)\n`)
     if (process.env.WEBKRAB_DEBUG !== undefined && err instanceof Error && err.stack !== undefined) process.stderr.write(`${err.stack}\n`)
     process.exitCode = 1
   }

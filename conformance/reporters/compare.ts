@@ -6,6 +6,7 @@ import { escapeHtml } from '../../reports/page-kit/escape-html.js'
 import { renderPage } from '../../reports/page-kit/page.js'
 import type { Verdict } from '../grade-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
+import { withoutControls } from '../../reports/strip-controls.js'
 
 /** One crawler's verdict for a scenario, as a cell of the comparison. */
 export interface CompareCell { verdict: Verdict, known: boolean, message: string }
@@ -62,7 +63,8 @@ function cellText (c: CompareCell | null): string {
 }
 
 /** A plain text matrix: scenarios down, crawlers across, with a pass count per crawler. */
-export function renderCompareText (cmp: Comparison): string {
+export function renderCompareText (raw: Comparison): string {
+  const cmp = withoutControls(raw)
   const idWidth = Math.max(8, ...cmp.rows.map(r => r.id.length))
   const widths = cmp.crawlers.map(c => Math.max(c.length, 8))
   const line = (first: string, cells: string[]): string => [first.padEnd(idWidth), ...cells.map((c, i) => c.padEnd(widths[i]))].join('  ').trimEnd()

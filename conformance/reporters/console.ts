@@ -1,6 +1,7 @@
 import { Chalk, type ChalkInstance } from 'chalk'
 import type { Verdict } from '../grade-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
+import { withoutControls } from '../../reports/strip-controls.js'
 import { byConcern, failureDetails, LEGEND, ruleText, SCORE_NAMES, scoreText, verdictText } from './verdict-words.js'
 
 const MARK: Record<Verdict, string> = {
@@ -45,7 +46,9 @@ export interface ConsoleOptions {
  * The scorecard: scenarios grouped by concern, failures with what the server
  * saw and the WebKrab rule each broke, totals, and the outcome.
  */
-export function renderConsole (result: SuiteResult, options: ConsoleOptions): string {
+export function renderConsole (raw: SuiteResult, options: ConsoleOptions): string {
+  // every string of the results is data (a scenario's name, what a server sent): no control character reaches the terminal
+  const result = withoutControls(raw)
   const c = new Chalk({ level: options.color ? 1 : 0 })
   const lines: string[] = []
   const version = result.crawler.version !== undefined && result.crawler.version !== null ? ` ${result.crawler.version}` : ''

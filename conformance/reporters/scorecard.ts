@@ -2,6 +2,7 @@ import { badge, card, statTiles, type Tone } from '../../reports/page-kit/blocks
 import { attrs, escapeHtml } from '../../reports/page-kit/escape-html.js'
 import { renderPage } from '../../reports/page-kit/page.js'
 import { version } from '../../common/version.js'
+import { withoutControls } from '../../reports/strip-controls.js'
 import { basisWords, type Verdict } from '../grade-scenario.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
@@ -124,7 +125,8 @@ export function renderScorecardHtml (results: SuiteResult[]): string {
 }
 
 /** The same scorecard as text: totals per crawler, then passes per concern. */
-export function renderScorecardText (results: SuiteResult[]): string {
+export function renderScorecardText (raw: SuiteResult[]): string {
+  const results = withoutControls(raw)
   const out: string[] = ['WebKrab crawler scorecard', '']
   for (const r of results) {
     out.push(`${crawlerLabel(r)}: ${r.totals.byVerdict.pass}/${r.totals.scenarios} scenarios pass, ${r.totals.expectedFailures} known failures`)

@@ -114,3 +114,20 @@ t.test('a placeholder inside quotes is refused, since quoting there would let a 
   t.doesNotThrow(() => { checkTemplate('curl --url={url} -o "out file" {options}', '--crawler') })
   t.same(placeholderContexts(`a '{url}' "{urls}" \\"{state}\\" {step}`).map(p => [p.name, p.quoted]), [['url', 'single'], ['urls', 'double'], ['state', 'none'], ['step', 'none']])
 })
+
+t.test('a scenario\'s name or a server\'s header reaches the console scorecard as data: no control character is printed raw', async t => {
+  const { renderConsole } = await import('../../../conformance/reporters/console.js')
+  const { renderScorecardText } = await import('../../../conformance/reporters/scorecard.js')
+  const { totalsOf } = await import('../../../conformance/run-suite.js')
+  const hostile = '\u001b]0;pwned\u0007\u001b[2J\u009b31m'
+  const scenarios = [{
+    id: 'validators-x', name: `A name ${hostile}.`, kind: 'required' as const, concern: 'validators', file: 'f', refs: [], rules: [], dependsOn: [],
+    verdict: 'fail' as const, message: `saw ETag ${hostile}`, assertions: [{ id: 'a', type: 'header' as const, level: 'must' as const, basis: 'rfc-must' as const, score: 'rfc' as const, reason: 'r', rules: [], status: 'fail' as const, message: `carried ${hostile}`, expected: null }],
+    steps: [], notes: [`printed ${hostile}`], requests: 1, bytes: 1, durationMs: 1, expected: null, unexpectedPass: false
+  }]
+  const result = { schema: 'webkrab.conformance/v1' as const, crawler: { name: `c${hostile}`, kind: 'command' as const, command: 'x', adapterFile: null }, startedAt: new Date(0).toISOString(), durationMs: 1, jobs: 1, totals: totalsOf(scenarios), exitCode: 1 as const, scenarios, rules: {} }
+  for (const text of [renderConsole(result, { color: false, verbose: true }), renderScorecardText([result])]) {
+    t.notMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'nothing but newlines of the layout')
+    t.match(text, /\\x1b\]0;pwned\\x07/, 'what was sent stays readable')
+  }
+})
