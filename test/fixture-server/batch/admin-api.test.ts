@@ -19,7 +19,7 @@ t.test('GET /_webkrab/catalogue lists every path as JSON: path, parameters and a
   t.same(c.paths.find((p: any) => p.path === '/article'), { path: '/article', href: '/article', methods: ['GET', 'HEAD'], parameters: [], behaviour: 'the article' })
   t.same(c.paths.find((p: any) => p.path === '/slow/body?bytes=N&bps=R').parameters, [{ name: 'bytes', in: 'query', value: 'N' }, { name: 'bps', in: 'query', value: 'R' }])
   t.same(c.paths.find((p: any) => p.path === '/bytes/N').parameters, [{ name: 'N', in: 'path', value: 'N' }])
-  t.same(c.admin.filter((a: any) => a.method === 'POST').map((a: any) => a.path), ['/_webkrab/clock', '/_webkrab/change', '/_webkrab/reset'])
+  t.same(c.admin.filter((a: any) => a.method === 'POST').map((a: any) => a.path), ['/_webkrab/clock', '/_webkrab/change', '/_webkrab/robots', '/_webkrab/reset'])
   t.notOk(c.paths.some((p: any) => p.path.startsWith('/_webkrab/')), 'admin paths are listed apart')
 })
 

@@ -99,19 +99,19 @@ t.test('a bad POST /_webkrab/robots is a 400 naming what is wrong, and changes n
 })
 
 t.test('with a token, /_webkrab/robots needs it', async t => {
-  const s = await site(t, undefined, { token: 's3cret' })
+  const s = await site(t, undefined, { token: 's3cret-s3cret-s3cret' })
   t.equal((await s.app.inject({ url: '/_webkrab/robots', ...post({ robots: 'basic' }) })).statusCode, 403)
   t.equal((await s.app.inject('/_webkrab/robots')).statusCode, 403)
-  t.equal((await s.app.inject({ url: '/_webkrab/robots', ...post({ robots: 'basic' }), headers: { 'content-type': 'application/json', 'x-webkrab-token': 's3cret' } })).statusCode, 200)
+  t.equal((await s.app.inject({ url: '/_webkrab/robots', ...post({ robots: 'basic' }), headers: { 'content-type': 'application/json', 'x-webkrab-token': 's3cret-s3cret-s3cret' } })).statusCode, 200)
 })
 
 t.test('every named variant is served at /robots/NAME, GET and HEAD alike, and listed on the index page and in /_webkrab/catalogue', async t => {
   const s = await site(t)
   const index = (await s.app.inject('/')).body
-  const catalogue = JSON.parse((await s.app.inject('/_webkrab/catalogue')).body) as { entries: Array<{ path: string, parameters: string[] }> }
+  const catalogue = JSON.parse((await s.app.inject('/_webkrab/catalogue')).body) as { paths: Array<{ path: string, parameters: unknown[] }> }
   for (const [name, variant] of ROBOTS_VARIANTS) {
     t.ok(index.includes(`href="/robots/${name}"`), `${name} on the index page`)
-    t.ok(catalogue.entries.some(e => e.path === `/robots/${name}`), `${name} in /_webkrab/catalogue`)
+    t.ok(catalogue.paths.some(e => e.path === `/robots/${name}`), `${name} in /_webkrab/catalogue`)
     if (variant.spec.fault !== undefined) continue
     const get = await s.app.inject(`/robots/${name}`)
     const head = await s.app.inject({ method: 'HEAD', url: `/robots/${name}` })
@@ -120,7 +120,7 @@ t.test('every named variant is served at /robots/NAME, GET and HEAD alike, and l
     t.equal(head.statusCode, expected, `${name}: HEAD ${expected}`)
     t.equal(head.rawPayload.length, 0, `${name}: HEAD has no body`)
   }
-  t.same(catalogue.entries.find(e => e.path === '/robots/status/N')?.parameters, ['retry-after', 'page'])
+  t.same(catalogue.paths.find(e => e.path.startsWith('/robots/status/N'))?.parameters, [{ name: 'N', in: 'path', value: 'N' }, { name: 'retry-after', in: 'query', value: 'S|date:+S|none' }, { name: 'page', in: 'query', value: 'text|html' }])
   t.ok(index.includes('href="/robots.txt"'))
   t.equal((await s.app.inject('/robots/nope')).statusCode, 400)
 })
