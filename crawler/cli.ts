@@ -3,14 +3,17 @@ import { errors } from '../common/errors.js'
 import { wantsColor } from '../common/color.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import type { FetchReport } from '../reports/report-types.js'
-import { resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
+import { DEFAULT_USER_AGENT, resolveCrawlOptions, type CrawlOptions } from './crawl-options.js'
 import type { Retain } from './stored-record.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { ChangeMode } from './policy/change.js'
 import { loadImportance } from './importance-file.js'
+import { setField } from './request-fields.js'
+import { readUrlsFile } from './urls-file.js'
 
 interface CrawlFlags {
   store: string
+  urlsFile?: string
   report?: string
   header: string[]
   revalidateAlways?: boolean
@@ -58,13 +61,22 @@ function size (flag: string, text: string | undefined): number | undefined {
   return text === undefined ? undefined : parseSize(text, flag)
 }
 
-/** `--header 'Name: value'` into a header map (RFC 9110 section 5: name, colon, value). */
+/**
+ * `--header 'Name: value'` into a header map (RFC 9110 section 5: name, colon, value).
+ * Every name is the map's own property (`__proto__` too); a name given twice is refused,
+ * since a map keeps one value and the operator meant two.
+ */
 export function parseHeaderFlags (values: string[]): Record<string, string> {
   const headers: Record<string, string> = {}
+  const seen = new Set<string>()
   for (const value of values) {
     const colon = value.indexOf(':')
     if (colon <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${JSON.stringify(value)} is not "Name: value"`)
-    headers[value.slice(0, colon).trim()] = value.slice(colon + 1).trim()
+    const name = value.slice(0, colon).trim()
+    if (seen.has(name.toLowerCase())) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${name} is given twice: give it once (a list field's members joined with commas, RFC 9110 section 5.3)`)
+    seen.add(name.toLowerCase())
+    // the optional whitespace around a field value is not part of it (RFC 9112 section 5.1)
+    setField(headers, name, value.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, ''))
   }
   return headers
 }
@@ -116,8 +128,9 @@ async function summary (report: FetchReport): Promise<string> {
 export function registerCrawl (program: Command): void {
   program.command('crawl')
     .description('Run the reference crawler: revalidate what the store holds, fetch what it lacks, and report why')
-    .argument('<url...>', 'http(s) URLs to crawl (the seeds; their origins are the default scope)')
-    .requiredOption('--store <file>', 'SQLite store; kept between runs, so a second run revalidates')
+    .argument('[url...]', 'http(s) URLs to crawl (the seeds; their origins are the default scope)')
+    .requiredOption('--store <file>', 'SQLite store; kept between runs, so a second run revalidates; one run writes it at a time')
+    .option('--urls-file <file>', 'more seed URLs, one a line (- for stdin); blank lines and lines starting with # are skipped')
     .option('--report <file>', 'write the JSON fetch report (webkrab.report/v1) here')
     .option('--header <header>', "request context sent with every request, 'Name: value' (repeatable)", collect, [])
     .option('--revalidate-always', 'ask the server even when a stored response is fresh')
@@ -126,7 +139,7 @@ export function registerCrawl (program: Command): void {
     .option('--plan', 'plan the run from change-rate estimates: the seeds and every stored resource of their origins, each revalidated, refetched or audited as its estimate says; the report says why')
     .option('--plan-budget <n>', 'with --plan (implied): at most N requests per origin per day of its clock; the planner chooses which resources get them, the rest are reported skipped with the reason')
     .option('--importance <file>', 'with --plan (implied): a YAML or JSON mapping from URL to weight (default 1); weightier pages get more of the budget')
-    .option('--user-agent <ua>', 'the User-Agent to send')
+    .option('--user-agent <ua>', `the User-Agent sent with every request (default: ${DEFAULT_USER_AGENT})`)
     .option('--max-duration <duration>', 'stop the run after this long (500ms, 30s, 10m, 1h, 1d)')
     .option('--max-requests <n>', 'stop the run after this many requests (retries count)')
     .option('--max-bytes <size>', 'stop the run after receiving this many bytes (512KiB, 10MB, bytes)')
@@ -143,14 +156,16 @@ export function registerCrawl (program: Command): void {
     .option('--scope <origin...>', 'origins the crawl may request (default: the seeds\' origins)')
     .option('--json', 'print the fetch report as JSON instead of the summary')
     .option('--quiet', 'no progress line on stderr')
-    .action(async (urls: string[], flags: CrawlFlags) => {
+    .action(async (args: string[], flags: CrawlFlags) => {
+      const listed = flags.urlsFile === undefined ? [] : await readUrlsFile(flags.urlsFile)
+      const urls = [...args, ...listed]
       const options = crawlOptionsFromFlags(urls, flags)
       // bad input is refused before the store is opened or anything is sent
-      resolveCrawlOptions(options)
+      const resolved = resolveCrawlOptions(options)
       const { crawl } = await import('./crawl.js')
       const { crawlProgress } = await import('../common/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
-      const progress = crawlProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })
+      const progress = crawlProgress({ stream: process.stderr, total: resolved.urls.length, label: 'crawl', quiet: flags.quiet === true })
       const onEvent = (event: CrawlEvent): void => { progress.onEvent(event) }
       const controller = new AbortController()
       const interrupt = (): void => { controller.abort() }

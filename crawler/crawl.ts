@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { errors } from '../common/errors.js'
 import type { Exchange, FetchReport, Outcome, StoppedBy } from '../reports/report-types.js'
@@ -42,11 +42,16 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   // a report that could not be written would be lost after the whole run: refuse its path first
   if (opts.report !== null) checkReportPath(opts.report)
   const store = Store.open(opts.store)
-  const run = new CrawlRun(opts, store, emit)
+  let run: CrawlRun | null = null
   try {
+    run = new CrawlRun(opts, store, emit)
     await run.execute()
+  } catch (err) {
+    // a write the disk refused ends the run with the store's one error, whichever write met it
+    throw store.failureFor(err)
   } finally {
-    await run.close()
+    // the store is closed (and unlocked) however the run ended
+    await run?.close()
     store.close()
   }
   const report = builder.build()
@@ -55,15 +60,25 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
 }
 
 /**
- * Refuses a report path that cannot become a file: a folder, or one under a file.
+ * Refuses a report path that cannot become a file: a folder, one under a file, or
+ * one the process may not write (the file, or the nearest folder that exists).
  * Missing folders are fine (writeReport makes them).
  */
 function checkReportPath (path: string): void {
   const resolved = resolve(path)
-  if (existsSync(resolved) && statSync(resolved).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path} is a folder, not a file`)
+  const exists = existsSync(resolved)
+  if (exists && statSync(resolved).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path} is a folder, not a file`)
   let dir = dirname(resolved)
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir)
   if (!statSync(dir).isDirectory()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: ${dir} is a file, so no report can be written under it`)
+  // the report is written beside itself and renamed into place: the folder must take a new file
+  const target = exists ? resolved : dir
+  try {
+    accessSync(target, constants.W_OK)
+    if (exists) accessSync(dirname(resolved), constants.W_OK)
+  } catch (err) {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: ${(err as NodeJS.ErrnoException).path ?? target} cannot be written (${(err as NodeJS.ErrnoException).code ?? 'refused'})`, { cause: err })
+  }
 }
 
 /** Writes the report atomically (a reader never sees half a file). */

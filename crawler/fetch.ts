@@ -7,6 +7,7 @@ import { ContentDigester, type ContentDigests } from './policy/change.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
 import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchange-meter.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
+import { requestProblem } from './request-fields.js'
 
 /**
  * The one fetch path: every request the crawler makes goes through `fetch()`
@@ -75,6 +76,27 @@ class BudgetExceeded extends Error {
   constructor (readonly cut: BudgetCut) { super(cut.reason) }
 }
 
+/**
+ * An error thrown by the caller's own hooks (the sink: the store, where a full disk
+ * throws). It is not the exchange's: fetch() rethrows it rather than reporting it
+ * as a failed request that a retry could mend.
+ */
+class HookFailure extends Error {
+  constructor (readonly error: unknown) { super('a fetch hook failed') }
+}
+
+function callHook<A extends unknown[], R> (hook: (...args: A) => R, ...args: A): R {
+  try {
+    return hook(...args)
+  } catch (err) {
+    if (err instanceof BudgetExceeded) throw err
+    throw new HookFailure(err)
+  }
+}
+
+/** undici's codes for a request it refused to send (bad arguments), not for anything the network did. */
+const REFUSED_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED'])
+
 /** Joins a header's values (RFC 9110 section 5.3); Set-Cookie lines stay apart, one per line. */
 export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {}
@@ -137,6 +159,9 @@ export function classifyFetchError (err: unknown, url: string, timedOut: boolean
   const message = (err as Error).message ?? String(err)
   const got = progress.status === null ? '' : ` (a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived)`
   if (timedOut) return responseTimeoutError(url, responseTimeoutMs, progress, err)
+  if (REFUSED_CODES.has(code)) {
+    return errors.WEBKRAB_ERR_BAD_REQUEST(`${url}: the HTTP client refused the request as it stands (${message}); nothing was sent`, { cause: err })
+  }
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
     return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: no connection within ${limits.connectTimeoutMs ?? '?'} ms (--connect-timeout)`, { cause: err })
   }
@@ -189,13 +214,21 @@ export function connectorWithTimeout (timeoutMs: number): buildConnector.connect
 }
 
 export class Fetcher {
-  private readonly agent: Agent
-  private readonly dispatcher: Dispatcher
+  private agent: Agent
+  private dispatcher: Dispatcher
+  /** Agents replaced after undici refused a request, closing once their requests end. */
+  private readonly retired = new Set<Agent>()
   private readonly options: FetcherOptions
 
   constructor (options: FetcherOptions) {
     this.options = options
-    this.agent = new Agent({
+    this.agent = this.newAgent()
+    this.dispatcher = this.agent.compose(meterInterceptor)
+  }
+
+  private newAgent (): Agent {
+    const options = this.options
+    return new Agent({
       connections: Math.max(1, options.perOriginConcurrency),
       pipelining: 1,
       connect: connectorWithTimeout(options.connectTimeoutMs),
@@ -203,10 +236,28 @@ export class Fetcher {
       bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
       keepAliveTimeout: 10_000
     })
+  }
+
+  /**
+   * A request undici refuses at dispatch leaves the connection it was given to
+   * waiting for a drain that never comes: with every connection of an origin's pool
+   * so spent, the next request to it would wait for ever. The refusal is checked for
+   * before dispatch (requestProblem); should undici refuse one anyway, its agent is
+   * retired (closed once its requests end) and a fresh one serves the rest.
+   */
+  private replaceAgent (): void {
+    const old = this.agent
+    this.retired.add(old)
+    void old.close().catch(() => {}).finally(() => { this.retired.delete(old) })
+    this.agent = this.newAgent()
     this.dispatcher = this.agent.compose(meterInterceptor)
   }
 
-  /** One GET: never throws; what went wrong is in the result. */
+  /**
+   * One GET. What the server or the network did is in the result, never thrown;
+   * an error thrown by the caller's own hooks (the sink: a store on a full disk) is
+   * rethrown as it was, since no retry of the request could mend it.
+   */
   async fetch (url: string, headers: Record<string, string>, hooks: FetchHooks, signal?: AbortSignal): Promise<FetchResult> {
     const startedAtMs = Date.now()
     const t0 = performance.now()
@@ -234,8 +285,15 @@ export class Fetcher {
       onRequestStart: () => { tStart = performance.now(); hooks.onRequestStart?.() },
       onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
     }
+    let hookFailure: HookFailure | null = null
     try {
       const target = new URL(url)
+      const problem = requestProblem(`${target.pathname}${target.search}`, headers)
+      if (problem !== null) {
+        // nothing is sent: the request as it stands is not HTTP (a stored validator with a control character, say)
+        result.error = errors.WEBKRAB_ERR_BAD_REQUEST(`${url}: ${problem}; nothing was sent`)
+        return result
+      }
       const response = await this.dispatcher.request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
@@ -253,8 +311,8 @@ export class Fetcher {
       result.status = response.statusCode
       result.headers = flattenHeaders(response.headers)
       result.headerBytes = headerBlockBytes(response.statusCode, statusMessage, response.headers)
-      hooks.onWireBytes(result.headerBytes)
-      const sink = hooks.onHead?.({ status: response.statusCode, headers: result.headers }) ?? null
+      callHook(hooks.onWireBytes, result.headerBytes)
+      const sink = hooks.onHead === undefined ? null : callHook(hooks.onHead, { status: response.statusCode, headers: result.headers })
       if (response.statusCode === 304 || response.statusCode === 204) {
         // No content, whatever Content-Length says (RFC 9112 section 6.3; RFC 9110 section 8.6
         // lets a 304 carry the 200's Content-Length). undici reports that as a length
@@ -270,8 +328,11 @@ export class Fetcher {
     } catch (err) {
       if (err instanceof BudgetExceeded) {
         result.budget = err.cut
+      } else if (err instanceof HookFailure) {
+        hookFailure = err
       } else {
         result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result, this.options)
+        if (result.error.code === 'WEBKRAB_ERR_BAD_REQUEST') this.replaceAgent()
       }
     } finally {
       clearTimeout(timer)
@@ -281,6 +342,7 @@ export class Fetcher {
       result.timings.receive = round(Math.max(0, tEnd - tHead))
       result.timings.total = round(tEnd - t0)
     }
+    if (hookFailure !== null) throw hookFailure.error
     return result
   }
 
@@ -293,7 +355,7 @@ export class Fetcher {
     }
     const takeWire = (chunk: Buffer): void => {
       result.bodyBytes += chunk.length
-      hooks.onWireBytes(chunk.length)
+      callHook(hooks.onWireBytes, chunk.length)
       check()
     }
     // Plain loops rather than stream.pipeline: a pipeline per response costs more than
@@ -313,7 +375,7 @@ export class Fetcher {
       result.decodedBytes += chunk.length
       check()
       digester.update(chunk)
-      sink(chunk)
+      callHook(sink, chunk)
     }
     const decoders = createDecoders(result.headers['content-encoding'])
     if (decoders.length === 0) {
@@ -329,11 +391,11 @@ export class Fetcher {
   }
 
   async close (): Promise<void> {
-    await this.agent.close()
+    await Promise.all([this.agent, ...this.retired].map(async a => { await a.close() }))
   }
 
   async destroy (): Promise<void> {
-    await this.agent.destroy()
+    await Promise.all([this.agent, ...this.retired].map(async a => { await a.destroy() }))
   }
 }
 

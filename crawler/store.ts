@@ -1,12 +1,14 @@
 import Database from 'better-sqlite3'
 import { existsSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { errors } from '../common/errors.js'
+import { errors, isWebkrabError } from '../common/errors.js'
 import type { Outcome } from '../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from './policy/vary.js'
 import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
 import { inspect, migrate, tuneForWrites, wrapOpenError } from './store-open.js'
+import { checkStoreWritable, isStorageFailure, storageError } from './store-failure.js'
+import { StoreLock, thisWriter, WRITER_META_KEY } from './store-lock.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
 export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
@@ -33,19 +35,28 @@ export type BodyAction =
  * The crawler's SQLite store (better-sqlite3, WAL). Records survive between runs,
  * so a second crawl revalidates what the first collected. Every write of one
  * resource is one transaction; a file that is not a WebKrab store, or one written
- * by a newer schema, is refused before anything is written to it.
+ * by a newer schema, is refused before anything is written to it. One process
+ * writes a store at a time (store-lock.ts). A write the disk refuses (full,
+ * failing, read-only) stops every later write: the open group is committed if the
+ * disk still takes it and rolled back if not, and each later write, and close(),
+ * throws the one WEBKRAB_ERR_STORAGE that says so (store-failure.ts).
  */
 export class Store {
   readonly path: string
   private readonly db: Database.Database
+  private readonly lock: StoreLock
   private readonly stmts: ReturnType<Store['prepare']>
   private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
   private batched = 0
   private batchTimer: NodeJS.Timeout | null = null
+  /** The storage error that stopped this store's writes; thrown again by every later write and by close(). */
+  private failure: Error | null = null
+  private failureReported = false
 
-  private constructor (path: string, db: Database.Database) {
+  private constructor (path: string, db: Database.Database, lock: StoreLock) {
     this.path = path
     this.db = db
+    this.lock = lock
     this.stmts = this.prepare()
     this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
       const vary = formatVary(write.vary) ?? ''
@@ -88,15 +99,20 @@ export class Store {
 
   static open (path: string): Store {
     let fresh = true
-    if (existsSync(path)) {
-      const stat = statSync(path)
-      if (stat.isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
-      inspect(path)
-      fresh = stat.size === 0
+    const exists = existsSync(path)
+    if (exists) {
+      if (statSync(path).isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
     } else if (!existsSync(dirname(path))) {
       throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`the store's directory ${dirname(path)} does not exist`)
     }
-    let db: Database.Database
+    // before any look at the file: a read-only look at a store SQLite cannot write leaves its shared-memory file behind
+    checkStoreWritable(path)
+    if (exists) {
+      inspect(path)
+      fresh = statSync(path).size === 0
+    }
+    const lock = StoreLock.acquire(path)
+    let db: Database.Database | undefined
     try {
       db = new Database(path)
       // A new store is created and migrated without waiting for the disk: switching an empty
@@ -110,13 +126,23 @@ export class Store {
       // in WAL mode NORMAL is crash-safe: a commit is never torn, though the last ones may
       // roll back after a power cut; the log is synced at each checkpoint (sqlite.org/pragma.html#pragma_synchronous)
       if (fresh) db.pragma('synchronous = NORMAL')
+      const opened = db
+      opened.transaction(() => {
+        // chunks of downloads that never completed (a crash mid-body) belong to no record; with the
+        // store locked to this process, no other run is staging any
+        opened.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
+        // who holds the store, for a second run to name (store-lock.ts)
+        opened.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(WRITER_META_KEY, JSON.stringify(thisWriter()))
+      })()
+      return new Store(path, opened, lock)
     } catch (err) {
+      if (db?.open === true) db.close()
+      lock.release()
+      const code = (err as { code?: string }).code ?? ''
+      // a file that is not SQLite is not a store; a disk that refuses to write is the disk's
+      if (!isWebkrabError(err) && code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && isStorageFailure(err)) throw storageError(path, err, 'opening the store', 0)
       throw wrapOpenError(path, err)
     }
-    const store = new Store(path, db)
-    // chunks of downloads that never completed (a crash mid-body) belong to no record
-    db.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
-    return store
   }
 
   private prepare () {
@@ -207,10 +233,71 @@ export class Store {
 
   /** Starts streaming a body into the store (see BodyWriter). */
   beginBody (): BodyWriter {
+    if (this.failure !== null) throw this.failure
     return new BodyWriter(
-      (staging, seq, data) => { this.stmts.insertChunk.run(staging, seq, data) },
-      staging => { this.stmts.discardStaged.run(staging) }
+      (staging, seq, data) => { this.write('writing a body', () => this.stmts.insertChunk.run(staging, seq, data)) },
+      staging => {
+        // a discard follows a failure often enough: it never throws one of its own (the chunks
+        // it could not remove belong to no record, and the store's next open removes them)
+        if (this.failure !== null) return
+        try {
+          this.write('discarding a body', () => this.stmts.discardStaged.run(staging))
+        } catch (err) {
+          if (!isStorageFailure(err)) throw err
+        }
+      }
     )
+  }
+
+  /** Runs a write; a storage error stops the store's writes (see the class comment) and is thrown as WEBKRAB_ERR_STORAGE. */
+  private write<T> (doing: string, fn: () => T): T {
+    if (this.failure !== null) throw this.failure
+    try {
+      return fn()
+    } catch (err) {
+      if (!isStorageFailure(err)) throw err
+      throw this.fail(err, doing)
+    }
+  }
+
+  /**
+   * Stops the store's writes after a storage error: the open group is committed if
+   * the disk still takes it, rolled back if not (or if SQLite already rolled it back,
+   * as it may after SQLITE_FULL or SQLITE_IOERR: sqlite.org/lang_transaction.html).
+   */
+  private fail (err: unknown, doing: string): Error {
+    if (this.failure !== null) return this.failure
+    if (this.batchTimer !== null) clearTimeout(this.batchTimer)
+    this.batchTimer = null
+    let rolledBack = 0
+    if (this.db.open && this.db.inTransaction) {
+      try {
+        this.db.exec('COMMIT')
+      } catch {
+        if (this.db.inTransaction) {
+          try { this.db.exec('ROLLBACK') } catch { /* the connection closes with the store */ }
+        }
+        rolledBack = this.batched
+      }
+    } else {
+      rolledBack = this.batched
+    }
+    this.batched = 0
+    this.rows.clear()
+    this.failure = storageError(this.path, err, doing, rolledBack)
+    return this.failure
+  }
+
+  /**
+   * The error a run that threw `err` ends with: this store's storage error when its
+   * writes stopped (whatever was thrown after it), a storage error for `err` when it
+   * is one (from a write made through `connection`; this stops the store's writes
+   * too), else `err` itself.
+   */
+  failureFor (err: unknown): unknown {
+    if (this.failure !== null) return this.failure
+    if (isStorageFailure(err) && !isWebkrabError(err)) return this.fail(err, 'writing the run\'s state')
+    return err
   }
 
   /**
@@ -219,13 +306,22 @@ export class Store {
    * server changed what it varies on, variants keyed the old way are removed.
    */
   save (write: RecordWrite, body: BodyAction, observation: Observation | null): StoredRecord {
-    // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
-    if (!this.db.inTransaction) this.db.exec('BEGIN')
-    const id = this.saveTx(write, body, observation)
+    const id = this.write('writing a record', () => {
+      // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
+      if (!this.db.inTransaction) this.db.exec('BEGIN')
+      return this.saveTx(write, body, observation)
+    })
     if (++this.batched >= BATCH_RECORDS) {
       this.commit()
     } else if (this.batchTimer === null) {
-      this.batchTimer = setTimeout(() => { this.commit() }, BATCH_DELAY_MS)
+      this.batchTimer = setTimeout(() => {
+        try {
+          this.commit()
+        } catch (err) {
+          // nobody to throw to from a timer: the next write, and close(), throw it
+          if (this.failure === null) this.failure = err instanceof Error ? err : new Error(String(err))
+        }
+      }, BATCH_DELAY_MS)
       this.batchTimer.unref()
     }
     return { ...write, id }
@@ -235,8 +331,10 @@ export class Store {
   commit (): void {
     if (this.batchTimer !== null) clearTimeout(this.batchTimer)
     this.batchTimer = null
+    this.write('committing records', () => {
+      if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
+    })
     this.batched = 0
-    if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
     // between commits another connection could write: forget what was seen
     this.rows.clear()
   }
@@ -247,9 +345,11 @@ export class Store {
    */
   noteAnswers (notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[]): void {
     if (notes.length === 0) return
-    this.db.transaction(() => {
-      for (const n of notes) this.stmts.noteAnswer.run(n.status, n.outcome, n.atMs, n.id)
-    })()
+    this.write('noting answers', () => {
+      this.db.transaction(() => {
+        for (const n of notes) this.stmts.noteAnswer.run(n.status, n.outcome, n.atMs, n.id)
+      })()
+    })
   }
 
   /** The stored body, chunk by chunk (never concatenated here). */
@@ -275,15 +375,25 @@ export class Store {
 
   /** Saves origin clock offsets, all in one transaction. */
   saveOriginClocks (clocks: Iterable<[string, { offsetMs: number, observedLocalMs: number }]>): void {
-    this.db.transaction(() => {
-      for (const [origin, c] of clocks) this.stmts.upsertOrigin.run(origin, Math.round(c.offsetMs), Math.round(c.observedLocalMs))
-    })()
+    this.write('saving origin clocks', () => {
+      this.db.transaction(() => {
+        for (const [origin, c] of clocks) this.stmts.upsertOrigin.run(origin, Math.round(c.offsetMs), Math.round(c.observedLocalMs))
+      })()
+    })
   }
 
+  /** Commits, closes and unlocks the store; throws the storage error that stopped its writes, if one did. */
   close (): void {
     if (!this.db.open) return
-    this.commit()
-    this.db.close()
+    try {
+      if (this.failure === null) this.commit()
+    } catch (err) {
+      if (!isStorageFailure(err)) throw err
+    } finally {
+      this.db.close()
+      this.lock.release()
+    }
+    if (this.failure !== null) throw this.failure
   }
 }
 
