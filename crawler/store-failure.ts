@@ -32,10 +32,15 @@ function describe (err: unknown): string {
 
 /**
  * The one line a storage failure ends the run with: the store, what the disk said,
- * what was being written, and what of this run's writes is lost.
+ * what was being written, and what of this run's writes is lost (null: the store
+ * was being opened, before any request).
  */
-export function storageError (path: string, err: unknown, doing: string, rolledBack: number): WebkrabError {
+export function storageError (path: string, err: unknown, doing: string, rolledBack: number | null): WebkrabError {
   if (isWebkrabError(err) && err.code === 'WEBKRAB_ERR_STORAGE') return err
+  if (rolledBack === null) {
+    // at open: nothing was asked of any server yet
+    return errors.WEBKRAB_ERR_STORAGE(`${path}: ${describe(err)} while ${doing}; nothing was requested, and what the store holds is kept`, { cause: err })
+  }
   const lost = rolledBack === 0
     ? 'every record it reported stored was committed'
     : `the last ${rolledBack} record${rolledBack === 1 ? '' : 's'} it wrote ${rolledBack === 1 ? 'was' : 'were'} rolled back`

@@ -140,7 +140,7 @@ export class Store {
       lock.release()
       const code = (err as { code?: string }).code ?? ''
       // a file that is not SQLite is not a store; a disk that refuses to write is the disk's
-      if (!isWebkrabError(err) && code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && isStorageFailure(err)) throw storageError(path, err, 'opening the store', 0)
+      if (!isWebkrabError(err) && code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && isStorageFailure(err)) throw storageError(path, err, 'opening the store', null)
       throw wrapOpenError(path, err)
     }
   }

@@ -1,0 +1,50 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { fromRoot } from '../../common/paths.js'
+
+/**
+ * The real `webkrab` binary in a process of its own, for the rules that only hold
+ * between processes (a store's one writer), for another user (a store it may not
+ * write) or on standard input (`--urls-file -`).
+ */
+
+const BIN = fromRoot('dist/bin/webkrab.js')
+
+export interface Exit { code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string }
+
+export interface WebkrabOptions {
+  cwd?: string
+  /** Run as this user and group (root only). */
+  uid?: number
+  gid?: number
+  /** Written to standard input, which is then closed. */
+  stdin?: string
+}
+
+export interface RunningWebkrab {
+  child: ChildProcess
+  exited: Promise<Exit>
+}
+
+export function startWebkrab (args: string[], options: WebkrabOptions = {}): RunningWebkrab {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+    uid: options.uid,
+    gid: options.gid,
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => { stdout += c })
+  child.stderr?.setEncoding('utf8').on('data', (c: string) => { stderr += c })
+  child.stdin?.end(options.stdin ?? '')
+  const exited = new Promise<Exit>((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => { resolve({ code, signal, stdout, stderr }) })
+  })
+  return { child, exited }
+}
+
+export async function runWebkrab (args: string[], options: WebkrabOptions = {}): Promise<Exit> {
+  return await startWebkrab(args, options).exited
+}
