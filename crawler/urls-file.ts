@@ -35,7 +35,9 @@ export async function readUrlsFile (file: string, stdin: Readable = process.stdi
   }
   const urls: string[] = []
   let lineNo = 0
+  const tooLong = (): Error => errors.WEBKRAB_ERR_BAD_URL(`--urls-file ${name}:${lineNo + 1}: a line longer than ${MAX_URL_LINE} characters is no URL (one URL a line)`)
   const take = (line: string): void => {
+    if (line.length > MAX_URL_LINE) throw tooLong()
     lineNo++
     const text = (lineNo === 1 ? line.replace(/^\uFEFF/, '') : line).trim()
     if (text === '' || text.startsWith('#')) return
@@ -52,9 +54,8 @@ export async function readUrlsFile (file: string, stdin: Readable = process.stdi
         start = nl + 1
       }
       pending = pending.slice(start)
-      if (pending.length > MAX_URL_LINE) {
-        throw errors.WEBKRAB_ERR_BAD_URL(`--urls-file ${name}:${lineNo + 1}: a line longer than ${MAX_URL_LINE} characters is no URL (one URL a line)`)
-      }
+      // a line without its end yet: held only up to the limit
+      if (pending.length > MAX_URL_LINE) throw tooLong()
     }
   } catch (err) {
     if (isWebkrabError(err)) throw err
