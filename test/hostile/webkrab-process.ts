@@ -26,7 +26,12 @@ export interface RunningWebkrab {
 }
 
 export function startWebkrab (args: string[], options: WebkrabOptions = {}): RunningWebkrab {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  // as another user, through env -i: the test runner adds its own hooks to a child's environment
+  // (NODE_OPTIONS), and they would write where that user may not
+  const [command, argv] = options.uid === undefined
+    ? [process.execPath, [BIN, ...args]]
+    : ['/usr/bin/env', ['-i', `PATH=${process.env.PATH ?? '/usr/bin:/bin'}`, 'HOME=/tmp', 'NO_COLOR=1', process.execPath, BIN, ...args]]
+  const child = spawn(command, argv, {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: '1' },
     uid: options.uid,
