@@ -75,7 +75,7 @@ export function parseHeaderFlags (values: string[]): Record<string, string> {
     const name = value.slice(0, colon).trim()
     if (seen.has(name.toLowerCase())) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${name} is given twice: give it once (a list field's members joined with commas, RFC 9110 section 5.3)`)
     seen.add(name.toLowerCase())
-    // the optional whitespace around a field value is not part of it (RFC 9112 section 5.1)
+    // RFC 9110 section 5.5: "A field value does not include leading or trailing whitespace"
     setField(headers, name, value.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, ''))
   }
   return headers
