@@ -20,6 +20,7 @@ import { newTask, resourceReport, stripDecision, validatorReport, type ResourceT
 import type { OriginWait, RunContext } from './run-context.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
 import { Store } from './store.js'
+import { isStorageFailure } from './store-failure.js'
 
 /**
  * The run loop: wires the pure policies, the one fetch path and the store
@@ -90,7 +91,10 @@ export function writeReport (path: string, report: FetchReport): void {
     renameSync(tmp, path)
   } catch (err) {
     rmSync(tmp, { force: true })
-    throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+    // a full or failing disk is the machine's, and the run itself is done: its store is committed
+    if (isStorageFailure(err)) throw errors.WEBKRAB_ERR_STORAGE(`--report ${path}: cannot write (${why}); the run completed and its store is committed, only the report is lost`, { cause: err })
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: cannot write (${why})`, { cause: err })
   }
 }
 

@@ -138,3 +138,19 @@ t.test('a group commit the full disk rolls back: crawl() rejects with WEBKRAB_ER
   t.same(next.resources.filter(r => r.outcome === 'failed').map(r => r.url), [], 'and nothing fails')
   t.equal(checkWhole(t, store), urls.length, 'every URL is stored whole')
 })
+
+t.test('a report the full disk cannot take exits 2 with WEBKRAB_ERR_STORAGE, and the store the run wrote elsewhere is whole', { skip: probe ?? false }, async t => {
+  const dir = t.testdir()
+  const { mnt, reason } = smallDisk(t)
+  if (reason !== null) throw new Error(reason)
+  fill(mnt, DISK, 4096)
+  const store = join(dir, 'store.sqlite')
+  const report = join(mnt, 'report.json')
+  // a report of 200 resources is far larger than the 4 KiB left
+  const urls = Array.from({ length: 200 }, (_, i) => `${site.url}/cache/max-age?s=60&n=${i}`)
+  const run = await runWebkrab(['crawl', ...urls, '--store', store, '--report', report, '--quiet'], { cwd: dir })
+  t.equal(run.code, 2, `exit 2 (${run.stderr.trim()})`)
+  t.match(run.stderr, /^webkrab: WEBKRAB_ERR_STORAGE: Local storage failed: --report .*report\.json: cannot write \(ENOSPC\); the run completed and its store is committed[^\n]*\n$/)
+  t.notOk(existsSync(report), 'no half-written report')
+  t.equal(checkWhole(t, store), urls.length, 'the store holds every URL')
+})
