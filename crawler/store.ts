@@ -51,7 +51,6 @@ export class Store {
   private batchTimer: NodeJS.Timeout | null = null
   /** The storage error that stopped this store's writes; thrown again by every later write and by close(). */
   private failure: Error | null = null
-  private failureReported = false
 
   private constructor (path: string, db: Database.Database, lock: StoreLock) {
     this.path = path
