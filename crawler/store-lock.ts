@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { closeSync, openSync } from 'node:fs'
+import { closeSync, existsSync, openSync, statSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { errors } from '../common/errors.js'
 
@@ -63,6 +63,8 @@ export class StoreLock {
     const lockPath = lockPathOf(path)
     let db: Database.Database | undefined
     try {
+      // a FIFO or a device in its place would block the open for ever
+      if (existsSync(lockPath) && !statSync(lockPath).isFile()) throw new Error(`${lockPath} is not a regular file`)
       // 'a': created when missing, never truncated (truncating another process's lock file is harmless, but needless)
       closeSync(openSync(lockPath, 'a'))
       // timeout 0: a held lock is a refusal now, not after a wait

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, statSync, type Stats } from 'node:fs'
 import { dirname } from 'node:path'
 import { errors, isWebkrabError } from '../common/errors.js'
 import type { Outcome } from '../reports/report-types.js'
@@ -21,6 +21,14 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
  */
 export const BATCH_RECORDS = 64
 export const BATCH_DELAY_MS = 50
+
+/** What a file that is not a regular file is, for the refusal. */
+export function kindOf (stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO'
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device'
+  if (stat.isSocket()) return 'a socket'
+  return 'not a file'
+}
 
 /** URLs whose rows the store remembers (see Store.rows). */
 const ROWS_REMEMBERED = 4096
@@ -100,7 +108,10 @@ export class Store {
     let fresh = true
     const exists = existsSync(path)
     if (exists) {
-      if (statSync(path).isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
+      const stat = statSync(path)
+      if (stat.isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
+      // a FIFO or a device would block the open for ever (no signal ends a process waiting in it)
+      if (!stat.isFile()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is not a regular file (${kindOf(stat)})`)
     } else if (!existsSync(dirname(path))) {
       throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`the store's directory ${dirname(path)} does not exist`)
     }

@@ -120,3 +120,24 @@ t.test('a store and a report on a read-only file system exit 2 with one line eac
   t.equal(site.journal.since(since).length, 0, 'no request was made')
   t.same(listing(mnt), before)
 })
+
+t.test('a store that is a FIFO or a device, or a FIFO in place of its lock file, is refused at once with one line, not waited on for ever', async t => {
+  const dir = folder(t)
+  const fifo = join(dir, 'store.fifo')
+  execFileSync('mkfifo', [fifo])
+  const lockOnly = join(dir, 'store.sqlite')
+  execFileSync('mkfifo', [`${lockOnly}-lock`])
+  const cases = [
+    { what: 'a FIFO', store: fifo, line: /^webkrab: WEBKRAB_ERR_NOT_A_STORE: .*store\.fifo is not a regular file \(a FIFO\)$/ },
+    { what: 'a device', store: '/dev/null', line: /^webkrab: WEBKRAB_ERR_NOT_A_STORE: .*\/dev\/null is not a regular file \(a device\)$/ },
+    { what: 'a FIFO as the lock file', store: lockOnly, line: /^webkrab: WEBKRAB_ERR_STORE_READ_ONLY: .*store\.sqlite-lock\) cannot be used: .*is not a regular file$/ }
+  ]
+  const since = site.journal.nextSeq
+  for (const c of cases) {
+    // an open of a FIFO blocks in the kernel, where no signal but SIGKILL reaches it
+    const run = await runWebkrab(['crawl', url, '--store', c.store, '--quiet'], { cwd: dir, killAfterMs: 15_000 })
+    t.equal(run.signal, null, `${c.what}: the run ended by itself`)
+    checkRefused(t, run, c.line)
+  }
+  t.equal(site.journal.since(since).length, 0, 'no request was made')
+})

@@ -18,6 +18,8 @@ export interface WebkrabOptions {
   gid?: number
   /** Written to standard input, which is then closed. */
   stdin?: string
+  /** Killed (SIGKILL) if still running after this long: for a rule against hanging. */
+  killAfterMs?: number
 }
 
 export interface RunningWebkrab {
@@ -43,9 +45,13 @@ export function startWebkrab (args: string[], options: WebkrabOptions = {}): Run
   child.stdout?.setEncoding('utf8').on('data', (c: string) => { stdout += c })
   child.stderr?.setEncoding('utf8').on('data', (c: string) => { stderr += c })
   child.stdin?.end(options.stdin ?? '')
+  const timer = options.killAfterMs === undefined ? undefined : setTimeout(() => { child.kill('SIGKILL') }, options.killAfterMs)
   const exited = new Promise<Exit>((resolve, reject) => {
     child.on('error', reject)
-    child.on('close', (code, signal) => { resolve({ code, signal, stdout, stderr }) })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stdout, stderr })
+    })
   })
   return { child, exited }
 }
