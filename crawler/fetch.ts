@@ -286,6 +286,7 @@ export class Fetcher {
       onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
     }
     let hookFailure: HookFailure | null = null
+    let responseBody: Dispatcher.ResponseData['body'] | null = null
     try {
       const target = new URL(url)
       const problem = requestProblem(`${target.pathname}${target.search}`, headers)
@@ -304,6 +305,7 @@ export class Fetcher {
       } as Dispatcher.RequestOptions)
       if (tHead === t0) tHead = performance.now()
       const body = response.body
+      responseBody = body
       timer = setTimeout(() => {
         timedOut = true
         body.destroy(responseTimeoutError(url, this.options.responseTimeoutMs, result))
@@ -330,6 +332,10 @@ export class Fetcher {
         result.budget = err.cut
       } else if (err instanceof HookFailure) {
         hookFailure = err
+        // a hook that failed at the head leaves the body unread: end the exchange here (undici
+        // reports a body destroyed unread as an aborted request: nobody is left to hear it)
+        responseBody?.on('error', () => {})
+        responseBody?.destroy()
       } else {
         result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result, this.options)
         if (result.error.code === 'WEBKRAB_ERR_BAD_REQUEST') this.replaceAgent()
