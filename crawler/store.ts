@@ -1,14 +1,12 @@
 import Database from 'better-sqlite3'
-import { existsSync, statSync, type Stats } from 'node:fs'
-import { dirname } from 'node:path'
-import { errors, isWebkrabError } from '../common/errors.js'
+import { isWebkrabError } from '../common/errors.js'
 import type { Outcome } from '../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from './policy/vary.js'
 import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
-import { inspect, migrate, tuneForWrites, wrapOpenError } from './store-open.js'
-import { checkStoreWritable, isStorageFailure, storageError } from './store-failure.js'
-import { StoreLock, thisWriter, WRITER_META_KEY } from './store-lock.js'
+import { openStoreFile } from './store-open.js'
+import { isStorageFailure, storageError } from './store-failure.js'
+import type { StoreLock } from './store-lock.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
 export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
@@ -21,14 +19,6 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
  */
 export const BATCH_RECORDS = 64
 export const BATCH_DELAY_MS = 50
-
-/** What a file that is not a regular file is, for the refusal. */
-export function kindOf (stat: Stats): string {
-  if (stat.isFIFO()) return 'a FIFO'
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device'
-  if (stat.isSocket()) return 'a socket'
-  return 'not a file'
-}
 
 /** URLs whose rows the store remembers (see Store.rows). */
 const ROWS_REMEMBERED = 4096
@@ -104,54 +94,18 @@ export class Store {
     if (this.rows.size > ROWS_REMEMBERED) this.rows.delete(this.rows.keys().next().value as string)
   }
 
+  /**
+   * Opens (or creates) the store at `path` for this process alone: checked, locked,
+   * migrated, with what a crashed run left staged removed (store-open.ts).
+   */
   static open (path: string): Store {
-    let fresh = true
-    const exists = existsSync(path)
-    if (exists) {
-      const stat = statSync(path)
-      if (stat.isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
-      // a FIFO or a device would block the open for ever (no signal ends a process waiting in it)
-      if (!stat.isFile()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is not a regular file (${kindOf(stat)})`)
-    } else if (!existsSync(dirname(path))) {
-      throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`the store's directory ${dirname(path)} does not exist`)
-    }
-    // before any look at the file: a read-only look at a store SQLite cannot write leaves its shared-memory file behind
-    checkStoreWritable(path)
-    if (exists) {
-      inspect(path)
-      fresh = statSync(path).size === 0
-    }
-    const lock = StoreLock.acquire(path)
-    let db: Database.Database | undefined
+    const { db, lock } = openStoreFile(path)
     try {
-      db = new Database(path)
-      // A new store is created and migrated without waiting for the disk: switching an empty
-      // file to WAL and writing the schema cost six fsyncs, and an empty store has nothing a
-      // power cut could lose. A process that dies meanwhile leaves a consistent file (SQLite
-      // still journals), and from the first record on the store runs synchronous=NORMAL.
-      tuneForWrites(db, fresh ? 'OFF' : 'NORMAL')
-      db.pragma('foreign_keys = ON')
-      db.pragma('busy_timeout = 5000')
-      migrate(db)
-      // in WAL mode NORMAL is crash-safe: a commit is never torn, though the last ones may
-      // roll back after a power cut; the log is synced at each checkpoint (sqlite.org/pragma.html#pragma_synchronous)
-      if (fresh) db.pragma('synchronous = NORMAL')
-      const opened = db
-      opened.transaction(() => {
-        // chunks of downloads that never completed (a crash mid-body) belong to no record; with the
-        // store locked to this process, no other run is staging any
-        opened.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
-        // who holds the store, for a second run to name (store-lock.ts)
-        opened.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(WRITER_META_KEY, JSON.stringify(thisWriter()))
-      })()
-      return new Store(path, opened, lock)
+      return new Store(path, db, lock)
     } catch (err) {
-      if (db?.open === true) db.close()
+      db.close()
       lock.release()
-      const code = (err as { code?: string }).code ?? ''
-      // a file that is not SQLite is not a store; a disk that refuses to write is the disk's
-      if (!isWebkrabError(err) && code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && isStorageFailure(err)) throw storageError(path, err, 'opening the store', null)
-      throw wrapOpenError(path, err)
+      throw err
     }
   }
 
