@@ -65,4 +65,14 @@ export function checkStoreWritable (path: string): void {
   } catch (err) {
     throw errors.WEBKRAB_ERR_STORE_READ_ONLY(`${path} is read-only (${(err as NodeJS.ErrnoException).code ?? 'refused'}): a crawl writes what it learns to its store`, { cause: err })
   }
+  // SQLite's files beside the store, which a read-only look may have left with the store's own mode
+  for (const [suffix, what] of [['-wal', 'write-ahead log'], ['-shm', 'shared-memory file']]) {
+    const beside = `${path}${suffix}`
+    if (!existsSync(beside)) continue
+    try {
+      accessSync(beside, constants.R_OK | constants.W_OK)
+    } catch (err) {
+      throw errors.WEBKRAB_ERR_STORE_READ_ONLY(`${path}: SQLite's ${what} beside it, ${beside}, cannot be written (${(err as NodeJS.ErrnoException).code ?? 'refused'}); once no run uses the store, make it writable${suffix === '-shm' ? ' or remove it' : ''}`, { cause: err })
+    }
+  }
 }

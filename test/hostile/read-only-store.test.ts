@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import Database from 'better-sqlite3'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -139,5 +140,23 @@ t.test('a store that is a FIFO or a device, or a FIFO in place of its lock file,
     t.equal(run.signal, null, `${c.what}: the run ended by itself`)
     checkRefused(t, run, c.line)
   }
+  t.equal(site.journal.since(since).length, 0, 'no request was made')
+})
+
+t.test('a shared-memory file beside the store that the user may not write is named in the one line, before any request', async t => {
+  const dir = folder(t)
+  const store = join(dir, 'store.sqlite')
+  await crawl({ urls: [url], store })
+  chmodSync(store, 0o666)
+  // what a read-only look at a 0444 store used to leave behind: SQLite's -shm (and -wal) with the store's mode
+  const look = new Database(store, { readonly: true, fileMustExist: true })
+  look.prepare('SELECT count(*) FROM resources').get()
+  look.close()
+  chmodSync(`${store}-shm`, 0o444)
+  const before = listing(dir)
+  const since = site.journal.nextSeq
+  const run = await runWebkrab(['crawl', url, '--store', store, '--quiet'], { ...other, cwd: dir })
+  checkRefused(t, run, /^webkrab: WEBKRAB_ERR_STORE_READ_ONLY: .*store\.sqlite: SQLite's shared-memory file beside it, .*store\.sqlite-shm, cannot be written \(EACCES\); once no run uses the store, make it writable or remove it$/)
+  t.same(listing(dir), before, 'nothing changed in the folder')
   t.equal(site.journal.since(since).length, 0, 'no request was made')
 })
