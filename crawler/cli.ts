@@ -7,6 +7,8 @@ import { CRAWL_OPTION_TABLE, type CrawlOptionRow } from './run/crawl-option-tabl
 import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
 import type { CrawlEvent } from './run/crawl-events.js'
 import { loadImportance } from './run/importance-file.js'
+import { setField } from './fetch/request-fields.js'
+import { readUrlsFile } from './run/urls-file.js'
 
 /** The flags as commander parses them: each table row's value under its camel-cased flag, and the output flags. */
 type CrawlFlags = Record<string, string | string[] | boolean | undefined> & { json?: boolean, quiet?: boolean }
@@ -36,13 +38,22 @@ function size (flag: string, text: string | undefined): number | undefined {
   return text === undefined ? undefined : parseSize(text, flag)
 }
 
-/** `--header 'Name: value'` into a header map (RFC 9110 section 5: name, colon, value). */
+/**
+ * `--header 'Name: value'` into a header map (RFC 9110 section 5: name, colon, value).
+ * Every name is the map's own property (`__proto__` too); a name given twice is refused,
+ * since a map keeps one value and the operator meant two.
+ */
 export function parseHeaderFlags (values: string[]): Record<string, string> {
   const headers: Record<string, string> = {}
+  const seen = new Set<string>()
   for (const value of values) {
     const colon = value.indexOf(':')
     if (colon <= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${JSON.stringify(value)} is not "Name: value"`)
-    headers[value.slice(0, colon).trim()] = value.slice(colon + 1).trim()
+    const name = value.slice(0, colon).trim()
+    if (seen.has(name.toLowerCase())) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${name} is given twice: give it once (a list field's members joined with commas, RFC 9110 section 5.3)`)
+    seen.add(name.toLowerCase())
+    // RFC 9110 section 5.5: "A field value does not include leading or trailing whitespace"
+    setField(headers, name, value.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, ''))
   }
   return headers
 }
@@ -96,19 +107,22 @@ async function summary (report: FetchReport): Promise<string> {
 export function registerCrawl (program: Command): void {
   const command = program.command('crawl')
     .description('Run the reference crawler: revalidate what the store holds, fetch what it lacks, and report why')
-    .argument('<url...>', 'http(s) URLs to crawl (the seeds; their origins are the default scope)')
+    .argument('[url...]', 'http(s) URLs to crawl (the seeds; their origins are the default scope)')
   for (const row of CRAWL_OPTION_TABLE) command.addOption(flagOption(row))
   command
+    .option('--urls-file <file>', 'more seed URLs, one a line (- for stdin); blank lines and lines starting with # are skipped')
     .option('--json', 'print the fetch report as JSON instead of the summary')
     .option('--quiet', 'no progress line on stderr')
-    .action(async (urls: string[], flags: CrawlFlags) => {
+    .action(async (args: string[], flags: CrawlFlags) => {
+      const listed = typeof flags.urlsFile === 'string' ? await readUrlsFile(flags.urlsFile) : []
+      const urls = [...args, ...listed]
       const options = crawlOptionsFromFlags(urls, flags)
       // bad input is refused before the store is opened or anything is sent
-      resolveCrawlOptions(options)
+      const resolved = resolveCrawlOptions(options)
       const { crawl } = await import('./run/crawl.js')
       const { crawlProgress } = await import('../common/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
-      const progress = crawlProgress({ stream: process.stderr, total: urls.length, label: 'crawl', quiet: flags.quiet === true })
+      const progress = crawlProgress({ stream: process.stderr, total: resolved.urls.length, label: 'crawl', quiet: flags.quiet === true })
       const onEvent = (event: CrawlEvent): void => { progress.onEvent(event) }
       const controller = new AbortController()
       const interrupt = (): void => { controller.abort() }

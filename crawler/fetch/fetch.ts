@@ -1,12 +1,16 @@
 import { Agent, buildConnector, errors as undiciErrors, type Dispatcher } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Socket } from 'node:net'
-import { errors, isWebkrabError, type WebkrabError } from '../../common/errors.js'
+import { errors, type WebkrabError } from '../../common/errors.js'
+import { classifyFetchError, responseTimeoutError } from './fetch-errors.js'
 import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from '../policy/budgets.js'
 import { ContentDigester, type ContentDigests } from '../policy/change.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
 import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchange-meter.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
+import { requestProblem } from './request-fields.js'
+
+export { classifyFetchError, MAX_HEADER_BLOCK_BYTES, type FetchProgress, type FetchTimeouts } from './fetch-errors.js'
 
 /**
  * The one fetch path: every request the crawler makes goes through `fetch()`
@@ -75,6 +79,24 @@ class BudgetExceeded extends Error {
   constructor (readonly cut: BudgetCut) { super(cut.reason) }
 }
 
+/**
+ * An error thrown by the caller's own hooks (the sink: the store, where a full disk
+ * throws). It is not the exchange's: fetch() rethrows it rather than reporting it
+ * as a failed request that a retry could mend.
+ */
+class HookFailure extends Error {
+  constructor (readonly error: unknown) { super('a fetch hook failed') }
+}
+
+function callHook<A extends unknown[], R> (hook: (...args: A) => R, ...args: A): R {
+  try {
+    return hook(...args)
+  } catch (err) {
+    if (err instanceof BudgetExceeded) throw err
+    throw new HookFailure(err)
+  }
+}
+
 /** Joins a header's values (RFC 9110 section 5.3); Set-Cookie lines stay apart, one per line. */
 export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {}
@@ -83,86 +105,6 @@ export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, st
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(name.toLowerCase() === 'set-cookie' ? '\n' : ', ') : value
   }
   return out
-}
-
-/** What had arrived when an error struck, so its message can say what the server did wrong. */
-export interface FetchProgress {
-  status: number | null
-  headers: Record<string, string>
-  bodyBytes: number
-}
-
-/**
- * The most a response's header block may take: Node's own limit (16 KiB), which
- * undici applies too. RFC 9110 section 5.4 lets a client refuse fields larger
- * than it wishes to process; a megabyte of headers is not a response worth reading.
- */
-export const MAX_HEADER_BLOCK_BYTES = 16 * 1024
-
-function framingBreak (progress: FetchProgress): string | null {
-  if (progress.status === null) return null
-  const length = progress.headers['content-length']
-  if (length !== undefined && /^\d+$/.test(length) && progress.bodyBytes < Number(length)) {
-    return `the connection closed after ${progress.bodyBytes} of the ${length} bytes its Content-Length announced (RFC 9112 section 6.3: the message is incomplete)`
-  }
-  if (/chunked/i.test(progress.headers['transfer-encoding'] ?? '')) {
-    return `the connection closed after ${progress.bodyBytes} body bytes, before the chunked body's last chunk (RFC 9112 section 7.1: the message is incomplete)`
-  }
-  return null
-}
-
-/** The limits a timeout error names (the flag a user would change). */
-export interface FetchTimeouts {
-  connectTimeoutMs?: number
-  idleTimeoutMs?: number
-}
-
-/** The whole response took longer than --response-timeout: what had arrived by then. */
-function responseTimeoutError (url: string, limitMs: number, progress: FetchProgress, cause?: unknown): WebkrabError {
-  const got = progress.status === null ? '' : `; a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived`
-  return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${limitMs} ms (--response-timeout${got})`, cause === undefined ? undefined : { cause })
-}
-
-/**
- * Maps what undici throws onto the error registry (the kind says retry, defer or stop).
- * A timeout says which of the four it was, with its limit and flag: connecting
- * (--connect-timeout), the response head and the whole response (--response-timeout),
- * a body that stalled (--idle-timeout).
- */
-export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number,
-  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }, limits: FetchTimeouts = {}): WebkrabError {
-  if (isWebkrabError(err)) return err
-  const code = (err as { code?: string }).code ?? ''
-  const name = (err as { name?: string }).name ?? ''
-  const message = (err as Error).message ?? String(err)
-  const got = progress.status === null ? '' : ` (a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived)`
-  if (timedOut) return responseTimeoutError(url, responseTimeoutMs, progress, err)
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: no connection within ${limits.connectTimeoutMs ?? '?'} ms (--connect-timeout)`, { cause: err })
-  }
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return errors.WEBKRAB_ERR_HEADERS_TIMEOUT(`${url}: no response head within ${responseTimeoutMs} ms of the request (--response-timeout)`, { cause: err })
-  }
-  if (code === 'UND_ERR_BODY_TIMEOUT') {
-    return errors.WEBKRAB_ERR_BODY_TIMEOUT(`${url}: the body stalled, no byte for ${limits.idleTimeoutMs ?? responseTimeoutMs} ms (--idle-timeout)${got}`, { cause: err })
-  }
-  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
-    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response's header block is larger than the ${MAX_HEADER_BLOCK_BYTES} bytes the crawler reads (RFC 9110 section 5.4)`, { cause: err })
-  }
-  // llhttp's errors carry an HPE_ code, except where undici could not name it: the class still says so
-  if (code.startsWith('HPE_') || name === 'HTTPParserError') {
-    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response is not HTTP/1.1 (RFC 9112): ${message}`, { cause: err })
-  }
-  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'UND_ERR_INFO') {
-    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: ${message}`, { cause: err })
-  }
-  if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
-    return errors.WEBKRAB_ERR_DECODING(`${url}: the body is not what its Content-Encoding ${JSON.stringify(progress.headers['content-encoding'] ?? '')} says (RFC 9110 section 8.4): ${message}`, { cause: err })
-  }
-  // a connection that closes mid-body after a head that promised more: say so (still worth a retry)
-  const broken = code === 'UND_ERR_SOCKET' ? framingBreak(progress) : null
-  if (broken !== null) return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${broken}`, { cause: err })
-  return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${code !== '' ? `${code} ` : ''}${message}`, { cause: err })
 }
 
 /**
@@ -189,13 +131,21 @@ export function connectorWithTimeout (timeoutMs: number): buildConnector.connect
 }
 
 export class Fetcher {
-  private readonly agent: Agent
-  private readonly dispatcher: Dispatcher
+  private agent: Agent
+  private dispatcher: Dispatcher
+  /** Agents replaced after undici refused a request, closing once their requests end. */
+  private readonly retired = new Set<Agent>()
   private readonly options: FetcherOptions
 
   constructor (options: FetcherOptions) {
     this.options = options
-    this.agent = new Agent({
+    this.agent = this.newAgent()
+    this.dispatcher = this.agent.compose(meterInterceptor)
+  }
+
+  private newAgent (): Agent {
+    const options = this.options
+    return new Agent({
       connections: Math.max(1, options.perOriginConcurrency),
       pipelining: 1,
       connect: connectorWithTimeout(options.connectTimeoutMs),
@@ -203,10 +153,28 @@ export class Fetcher {
       bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
       keepAliveTimeout: 10_000
     })
+  }
+
+  /**
+   * A request undici refuses at dispatch leaves the connection it was given to
+   * waiting for a drain that never comes: with every connection of an origin's pool
+   * so spent, the next request to it would wait for ever. The refusal is checked for
+   * before dispatch (requestProblem); should undici refuse one anyway, its agent is
+   * retired (closed once its requests end) and a fresh one serves the rest.
+   */
+  private replaceAgent (): void {
+    const old = this.agent
+    this.retired.add(old)
+    void old.close().catch(() => {}).finally(() => { this.retired.delete(old) })
+    this.agent = this.newAgent()
     this.dispatcher = this.agent.compose(meterInterceptor)
   }
 
-  /** One GET: never throws; what went wrong is in the result. */
+  /**
+   * One GET. What the server or the network did is in the result, never thrown;
+   * an error thrown by the caller's own hooks (the sink: a store on a full disk) is
+   * rethrown as it was, since no retry of the request could mend it.
+   */
   async fetch (url: string, headers: Record<string, string>, hooks: FetchHooks, signal?: AbortSignal): Promise<FetchResult> {
     const startedAtMs = Date.now()
     const t0 = performance.now()
@@ -234,8 +202,16 @@ export class Fetcher {
       onRequestStart: () => { tStart = performance.now(); hooks.onRequestStart?.() },
       onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
     }
+    let hookFailure: HookFailure | null = null
+    let responseBody: Dispatcher.ResponseData['body'] | null = null
     try {
       const target = new URL(url)
+      const problem = requestProblem(`${target.pathname}${target.search}`, headers)
+      if (problem !== null) {
+        // nothing is sent: the request as it stands is not HTTP (a stored validator with a control character, say)
+        result.error = errors.WEBKRAB_ERR_BAD_REQUEST(`${url}: ${problem}; nothing was sent`)
+        return result
+      }
       const response = await this.dispatcher.request({
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
@@ -246,6 +222,7 @@ export class Fetcher {
       } as Dispatcher.RequestOptions)
       if (tHead === t0) tHead = performance.now()
       const body = response.body
+      responseBody = body
       timer = setTimeout(() => {
         timedOut = true
         body.destroy(responseTimeoutError(url, this.options.responseTimeoutMs, result))
@@ -253,8 +230,8 @@ export class Fetcher {
       result.status = response.statusCode
       result.headers = flattenHeaders(response.headers)
       result.headerBytes = headerBlockBytes(response.statusCode, statusMessage, response.headers)
-      hooks.onWireBytes(result.headerBytes)
-      const sink = hooks.onHead?.({ status: response.statusCode, headers: result.headers }) ?? null
+      callHook(hooks.onWireBytes, result.headerBytes)
+      const sink = hooks.onHead === undefined ? null : callHook(hooks.onHead, { status: response.statusCode, headers: result.headers })
       if (response.statusCode === 304 || response.statusCode === 204) {
         // No content, whatever Content-Length says (RFC 9112 section 6.3; RFC 9110 section 8.6
         // lets a 304 carry the 200's Content-Length). undici reports that as a length
@@ -270,8 +247,15 @@ export class Fetcher {
     } catch (err) {
       if (err instanceof BudgetExceeded) {
         result.budget = err.cut
+      } else if (err instanceof HookFailure) {
+        hookFailure = err
+        // a hook that failed at the head leaves the body unread: end the exchange here (undici
+        // reports a body destroyed unread as an aborted request: nobody is left to hear it)
+        responseBody?.on('error', () => {})
+        responseBody?.destroy()
       } else {
         result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result, this.options)
+        if (result.error.code === 'WEBKRAB_ERR_BAD_REQUEST') this.replaceAgent()
       }
     } finally {
       clearTimeout(timer)
@@ -281,6 +265,7 @@ export class Fetcher {
       result.timings.receive = round(Math.max(0, tEnd - tHead))
       result.timings.total = round(tEnd - t0)
     }
+    if (hookFailure !== null) throw hookFailure.error
     return result
   }
 
@@ -293,7 +278,7 @@ export class Fetcher {
     }
     const takeWire = (chunk: Buffer): void => {
       result.bodyBytes += chunk.length
-      hooks.onWireBytes(chunk.length)
+      callHook(hooks.onWireBytes, chunk.length)
       check()
     }
     // Plain loops rather than stream.pipeline: a pipeline per response costs more than
@@ -313,7 +298,7 @@ export class Fetcher {
       result.decodedBytes += chunk.length
       check()
       digester.update(chunk)
-      sink(chunk)
+      callHook(sink, chunk)
     }
     const decoders = createDecoders(result.headers['content-encoding'])
     if (decoders.length === 0) {
@@ -329,11 +314,11 @@ export class Fetcher {
   }
 
   async close (): Promise<void> {
-    await this.agent.close()
+    await Promise.all([this.agent, ...this.retired].map(async a => { await a.close() }))
   }
 
   async destroy (): Promise<void> {
-    await this.agent.destroy()
+    await Promise.all([this.agent, ...this.retired].map(async a => { await a.destroy() }))
   }
 }
 

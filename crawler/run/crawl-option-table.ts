@@ -31,7 +31,7 @@ export interface CrawlOptionRow {
 }
 
 export const CRAWL_OPTION_TABLE = [
-  { option: 'store', flag: 'store', arg: '<file>', value: 'text', required: true, help: 'SQLite store; kept between runs, so a second run revalidates', scenario: false, report: null },
+  { option: 'store', flag: 'store', arg: '<file>', value: 'text', required: true, help: 'SQLite store; kept between runs, so a second run revalidates; one run writes it at a time', scenario: false, report: null },
   { option: 'report', flag: 'report', arg: '<file>', value: 'text', help: 'write the JSON fetch report (webkrab.report/v1) here', scenario: false, report: null },
   { option: 'headers', flag: 'header', arg: '<header>', value: 'headers', help: "request context sent with every request, 'Name: value' (repeatable)", scenario: false, report: { options: 'headers' } },
   { option: 'revalidateAlways', flag: 'revalidate-always', value: 'switch', help: 'ask the server even when a stored response is fresh', scenario: true, report: { options: 'revalidateAlways' } },

@@ -6,6 +6,7 @@ import type { ChangeMode } from '../policy/change.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { Retain } from '../store/stored-record.js'
 import { MAX_TIMER_MS } from '../fetch/monotonic-clock.js'
+import { fieldNameProblem, fieldValueProblem, quote, setField } from '../fetch/request-fields.js'
 
 /** The options of `crawl()`: the library form of `webkrab crawl`. */
 export interface CrawlOptions {
@@ -100,22 +101,53 @@ const RESERVED_HEADERS: Record<string, string> = {
   upgrade: 'connections are managed by the crawler',
   authorization: 'the crawler never sends credentials',
   'proxy-authorization': 'the crawler never sends credentials',
-  cookie: 'the crawler never sends credentials'
+  cookie: 'the crawler never sends credentials',
+  // RFC 9110 section 10.1.1: Expect: 100-continue is for a request with content to send
+  expect: 'a GET has no content to send after a 100 (Continue)'
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
-function checkUrl (raw: string): string {
+/**
+ * A seed URL as the crawler asks it (without its fragment), or a WEBKRAB_ERR_BAD_URL
+ * naming it; `where` says where it came from (`urls.txt:12`).
+ */
+export function checkUrl (raw: string, where = ''): string {
+  const at = where === '' ? '' : `${where}: `
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    throw errors.WEBKRAB_ERR_BAD_URL(JSON.stringify(raw))
+    throw errors.WEBKRAB_ERR_BAD_URL(`${at}${JSON.stringify(raw)}`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.WEBKRAB_ERR_BAD_URL(`${JSON.stringify(raw)} uses ${url.protocol.replace(/:$/, '')}:`)
-  if (url.username !== '' || url.password !== '') throw errors.WEBKRAB_ERR_BAD_URL(`${JSON.stringify(raw)} carries credentials; the crawler never sends any`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.WEBKRAB_ERR_BAD_URL(`${at}${JSON.stringify(raw)} uses ${url.protocol.replace(/:$/, '')}:`)
+  if (url.username !== '' || url.password !== '') throw errors.WEBKRAB_ERR_BAD_URL(`${at}${JSON.stringify(raw)} carries credentials; the crawler never sends any`)
   url.hash = ''
   return url.href
+}
+
+/** A request-context field: its lower-case name and trimmed value, or a WEBKRAB_ERR_BAD_FLAG naming it. */
+function checkField (name: string, value: unknown): { name: string, value: string } {
+  const lower = name.trim().toLowerCase()
+  const nameProblem = fieldNameProblem(lower)
+  if (nameProblem !== null) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${quote(name)}: ${nameProblem}`)
+  // own properties only: `constructor` or `__proto__` is a name like any other, not a key of Object.prototype
+  if (Object.hasOwn(RESERVED_HEADERS, lower)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${name} cannot be set: ${RESERVED_HEADERS[lower]}`)
+  if (typeof value !== 'string') throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${name} has no text value`)
+  // RFC 9110 section 5.5: "A field value does not include leading or trailing whitespace"
+  const trimmed = value.replace(/^[\t ]+|[\t ]+$/g, '')
+  const valueProblem = fieldValueProblem(trimmed)
+  if (valueProblem !== null) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${name}: ${valueProblem}`)
+  return { name: lower, value: trimmed }
+}
+
+/** The User-Agent to send: a field value with at least one product (RFC 9110 section 10.1.5), checked like --header. */
+function checkUserAgent (value: unknown): string | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string') throw errors.WEBKRAB_ERR_BAD_FLAG('--user-agent needs a text value')
+  const trimmed = value.replace(/^[\t ]+|[\t ]+$/g, '')
+  if (trimmed.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('--user-agent is empty: a User-Agent names at least one product (RFC 9110 section 10.1.5)')
+  const problem = fieldValueProblem(trimmed)
+  if (problem !== null) throw errors.WEBKRAB_ERR_BAD_FLAG(`--user-agent ${quote(value)}: ${problem}`)
+  return trimmed
 }
 
 function checkOrigin (raw: string): string {
@@ -152,17 +184,16 @@ function timeout (name: string, value: number | undefined): number | null {
 
 /** Validates options before anything is opened or sent; bad input throws a WebKrab input error. */
 export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
-  if (!Array.isArray(o.urls) || o.urls.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed')
+  if (!Array.isArray(o.urls) || o.urls.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed (as arguments or in --urls-file)')
   if (typeof o.store !== 'string' || o.store.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('--store FILE is needed: the SQLite file that keeps records between runs')
-  const urls = [...new Set(o.urls.map(checkUrl))]
+  const urls = [...new Set(o.urls.map(u => checkUrl(u)))]
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(o.headers ?? {})) {
-    const lower = name.trim().toLowerCase()
-    if (!TOKEN.test(lower)) throw errors.WEBKRAB_ERR_BAD_FLAG(`header name ${JSON.stringify(name)} is not a token (RFC 9110 section 5.1)`)
-    if (RESERVED_HEADERS[lower] !== undefined) throw errors.WEBKRAB_ERR_BAD_FLAG(`header ${name} cannot be set: ${RESERVED_HEADERS[lower]}`)
-    if (typeof value !== 'string' || /[\r\n\0]/.test(value)) throw errors.WEBKRAB_ERR_BAD_FLAG(`header ${name} has a value that is not a field value`)
-    headers[lower] = value.trim()
+    const field = checkField(name, value)
+    if (Object.hasOwn(headers, field.name)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--header ${field.name} is given twice: give it once (a list field's members joined with commas, RFC 9110 section 5.3)`)
+    setField(headers, field.name, field.value)
   }
+  const agent = checkUserAgent(o.userAgent)
   const retain = o.retain ?? 'body'
   if (!['body', 'headers', 'none'].includes(retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain must be body, headers or none, not ${JSON.stringify(retain)}`)
   const change = o.change ?? 'semantic'
@@ -194,7 +225,7 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     politenessDelayMs: amount('politeness-delay', o.politenessDelayMs) ?? 0,
     scope
   }
-  const userAgent = o.userAgent ?? headers['user-agent'] ?? DEFAULT_USER_AGENT
+  const userAgent = agent ?? (Object.hasOwn(headers, 'user-agent') ? headers['user-agent'] : DEFAULT_USER_AGENT)
   const requestHeaders: Record<string, string> = {
     accept: '*/*',
     'accept-encoding': DEFAULT_ACCEPT_ENCODING,

@@ -43,11 +43,16 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   // a report that could not be written would be lost after the whole run: refuse its path first
   if (opts.report !== null) checkReportPath(opts.report)
   const store = Store.open(opts.store)
-  const run = new CrawlRun(opts, store, emit)
+  let run: CrawlRun | null = null
   try {
+    run = new CrawlRun(opts, store, emit)
     await run.execute()
+  } catch (err) {
+    // a write the disk refused ends the run with the store's one error, whichever write met it
+    throw store.failureFor(err)
   } finally {
-    await run.close()
+    // the store is closed (and unlocked) however the run ended
+    await run?.close()
     store.close()
   }
   const report = builder.build()

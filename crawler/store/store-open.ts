@@ -1,5 +1,9 @@
 import Database from 'better-sqlite3'
+import { existsSync, statSync, type Stats } from 'node:fs'
+import { dirname } from 'node:path'
 import { errors, isWebkrabError } from '../../common/errors.js'
+import { checkStoreWritable, isStorageFailure, storageError } from './store-failure.js'
+import { StoreLock, thisWriter, WRITER_META_KEY } from './store-lock.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from './store-migrations.js'
 
 /** Opening a store: checking a file before anything is written to it, and migrating it. */
@@ -90,4 +94,70 @@ export function tuneForWrites (db: Database.Database, synchronous: 'OFF' | 'NORM
   // large one keeps taking fresh memory (page faults cost more than the hits it buys here;
   // a run reads each record once, and the OS caches the file anyway)
   db.pragma('cache_size = -2048')
+}
+
+/** What a file that is not a regular file is, for the refusal. */
+function kindOf (stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO'
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device'
+  if (stat.isSocket()) return 'a socket'
+  return 'not a file'
+}
+
+/**
+ * The store's file opened for writing by this process alone: refused at once when
+ * it is a folder, a FIFO or a device, when it or its folder cannot be written, or
+ * when it is not a WebKrab store (a read-only look first); then locked
+ * (store-lock.ts), tuned, migrated, cleared of what a crashed run left staged, and
+ * noted as this process's.
+ */
+export function openStoreFile (path: string): { db: Database.Database, lock: StoreLock } {
+  let fresh = true
+  const exists = existsSync(path)
+  if (exists) {
+    const stat = statSync(path)
+    if (stat.isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
+    // a FIFO or a device would block the open for ever (no signal ends a process waiting in it)
+    if (!stat.isFile()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is not a regular file (${kindOf(stat)})`)
+  } else if (!existsSync(dirname(path))) {
+    throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`the store's directory ${dirname(path)} does not exist`)
+  }
+  // before any look at the file: a read-only look at a store SQLite cannot write leaves its shared-memory file behind
+  checkStoreWritable(path)
+  if (exists) {
+    inspect(path)
+    fresh = statSync(path).size === 0
+  }
+  const lock = StoreLock.acquire(path)
+  let db: Database.Database | undefined
+  try {
+    db = new Database(path)
+    // A new store is created and migrated without waiting for the disk: switching an empty
+    // file to WAL and writing the schema cost six fsyncs, and an empty store has nothing a
+    // power cut could lose. A process that dies meanwhile leaves a consistent file (SQLite
+    // still journals), and from the first record on the store runs synchronous=NORMAL.
+    tuneForWrites(db, fresh ? 'OFF' : 'NORMAL')
+    db.pragma('foreign_keys = ON')
+    db.pragma('busy_timeout = 5000')
+    migrate(db)
+    // in WAL mode NORMAL is crash-safe: a commit is never torn, though the last ones may
+    // roll back after a power cut; the log is synced at each checkpoint (sqlite.org/pragma.html#pragma_synchronous)
+    if (fresh) db.pragma('synchronous = NORMAL')
+    const opened = db
+    opened.transaction(() => {
+      // chunks of downloads that never completed (a crash mid-body) belong to no record; with the
+      // store locked to this process, no other run is staging any
+      opened.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
+      // who holds the store, for a second run to name (store-lock.ts)
+      opened.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(WRITER_META_KEY, JSON.stringify(thisWriter()))
+    })()
+    return { db: opened, lock }
+  } catch (err) {
+    if (db?.open === true) db.close()
+    lock.release()
+    const code = (err as { code?: string }).code ?? ''
+    // a file that is not SQLite is not a store; a disk that refuses to write is the disk's
+    if (!isWebkrabError(err) && code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT' && isStorageFailure(err)) throw storageError(path, err, 'opening the store', null)
+    throw wrapOpenError(path, err)
+  }
 }

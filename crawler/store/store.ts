@@ -1,12 +1,12 @@
 import Database from 'better-sqlite3'
-import { existsSync, statSync } from 'node:fs'
-import { dirname } from 'node:path'
-import { errors } from '../../common/errors.js'
+import { isWebkrabError } from '../../common/errors.js'
 import type { Outcome } from '../../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from '../policy/vary.js'
 import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
-import { inspect, migrate, tuneForWrites, wrapOpenError } from './store-open.js'
+import { openStoreFile } from './store-open.js'
+import { isStorageFailure, storageError } from './store-failure.js'
+import type { StoreLock } from './store-lock.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
 
 export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
@@ -33,19 +33,27 @@ export type BodyAction =
  * The crawler's SQLite store (better-sqlite3, WAL). Records survive between runs,
  * so a second crawl revalidates what the first collected. Every write of one
  * resource is one transaction; a file that is not a WebKrab store, or one written
- * by a newer schema, is refused before anything is written to it.
+ * by a newer schema, is refused before anything is written to it. One process
+ * writes a store at a time (store-lock.ts). A write the disk refuses (full,
+ * failing, read-only) stops every later write: the open group is committed if the
+ * disk still takes it and rolled back if not, and each later write, and close(),
+ * throws the one WEBKRAB_ERR_STORAGE that says so (store-failure.ts).
  */
 export class Store {
   readonly path: string
   private readonly db: Database.Database
+  private readonly lock: StoreLock
   private readonly stmts: ReturnType<Store['prepare']>
   private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
   private batched = 0
   private batchTimer: NodeJS.Timeout | null = null
+  /** The storage error that stopped this store's writes; thrown again by every later write and by close(). */
+  private failure: Error | null = null
 
-  private constructor (path: string, db: Database.Database) {
+  private constructor (path: string, db: Database.Database, lock: StoreLock) {
     this.path = path
     this.db = db
+    this.lock = lock
     this.stmts = this.prepare()
     this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
       const vary = formatVary(write.vary) ?? ''
@@ -86,37 +94,19 @@ export class Store {
     if (this.rows.size > ROWS_REMEMBERED) this.rows.delete(this.rows.keys().next().value as string)
   }
 
+  /**
+   * Opens (or creates) the store at `path` for this process alone: checked, locked,
+   * migrated, with what a crashed run left staged removed (store-open.ts).
+   */
   static open (path: string): Store {
-    let fresh = true
-    if (existsSync(path)) {
-      const stat = statSync(path)
-      if (stat.isDirectory()) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path} is a directory`)
-      inspect(path)
-      fresh = stat.size === 0
-    } else if (!existsSync(dirname(path))) {
-      throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`the store's directory ${dirname(path)} does not exist`)
-    }
-    let db: Database.Database
+    const { db, lock } = openStoreFile(path)
     try {
-      db = new Database(path)
-      // A new store is created and migrated without waiting for the disk: switching an empty
-      // file to WAL and writing the schema cost six fsyncs, and an empty store has nothing a
-      // power cut could lose. A process that dies meanwhile leaves a consistent file (SQLite
-      // still journals), and from the first record on the store runs synchronous=NORMAL.
-      tuneForWrites(db, fresh ? 'OFF' : 'NORMAL')
-      db.pragma('foreign_keys = ON')
-      db.pragma('busy_timeout = 5000')
-      migrate(db)
-      // in WAL mode NORMAL is crash-safe: a commit is never torn, though the last ones may
-      // roll back after a power cut; the log is synced at each checkpoint (sqlite.org/pragma.html#pragma_synchronous)
-      if (fresh) db.pragma('synchronous = NORMAL')
+      return new Store(path, db, lock)
     } catch (err) {
-      throw wrapOpenError(path, err)
+      db.close()
+      lock.release()
+      throw err
     }
-    const store = new Store(path, db)
-    // chunks of downloads that never completed (a crash mid-body) belong to no record
-    db.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
-    return store
   }
 
   private prepare () {
@@ -207,10 +197,71 @@ export class Store {
 
   /** Starts streaming a body into the store (see BodyWriter). */
   beginBody (): BodyWriter {
+    if (this.failure !== null) throw this.failure
     return new BodyWriter(
-      (staging, seq, data) => { this.stmts.insertChunk.run(staging, seq, data) },
-      staging => { this.stmts.discardStaged.run(staging) }
+      (staging, seq, data) => { this.write('writing a body', () => this.stmts.insertChunk.run(staging, seq, data)) },
+      staging => {
+        // a discard follows a failure often enough: it never throws one of its own (the chunks
+        // it could not remove belong to no record, and the store's next open removes them)
+        if (this.failure !== null) return
+        try {
+          this.write('discarding a body', () => this.stmts.discardStaged.run(staging))
+        } catch (err) {
+          if (!isStorageFailure(err)) throw err
+        }
+      }
     )
+  }
+
+  /** Runs a write; a storage error stops the store's writes (see the class comment) and is thrown as WEBKRAB_ERR_STORAGE. */
+  private write<T> (doing: string, fn: () => T): T {
+    if (this.failure !== null) throw this.failure
+    try {
+      return fn()
+    } catch (err) {
+      if (!isStorageFailure(err)) throw err
+      throw this.fail(err, doing)
+    }
+  }
+
+  /**
+   * Stops the store's writes after a storage error: the open group is committed if
+   * the disk still takes it, rolled back if not (or if SQLite already rolled it back,
+   * as it may after SQLITE_FULL or SQLITE_IOERR: sqlite.org/lang_transaction.html).
+   */
+  private fail (err: unknown, doing: string): Error {
+    if (this.failure !== null) return this.failure
+    if (this.batchTimer !== null) clearTimeout(this.batchTimer)
+    this.batchTimer = null
+    let rolledBack = 0
+    if (this.db.open && this.db.inTransaction) {
+      try {
+        this.db.exec('COMMIT')
+      } catch {
+        if (this.db.inTransaction) {
+          try { this.db.exec('ROLLBACK') } catch { /* the connection closes with the store */ }
+        }
+        rolledBack = this.batched
+      }
+    } else {
+      rolledBack = this.batched
+    }
+    this.batched = 0
+    this.rows.clear()
+    this.failure = storageError(this.path, err, doing, rolledBack)
+    return this.failure
+  }
+
+  /**
+   * The error a run that threw `err` ends with: this store's storage error when its
+   * writes stopped (whatever was thrown after it), a storage error for `err` when it
+   * is one (from a write made through `connection`; this stops the store's writes
+   * too), else `err` itself.
+   */
+  failureFor (err: unknown): unknown {
+    if (this.failure !== null) return this.failure
+    if (isStorageFailure(err) && !isWebkrabError(err)) return this.fail(err, 'writing the run\'s state')
+    return err
   }
 
   /**
@@ -219,13 +270,22 @@ export class Store {
    * server changed what it varies on, variants keyed the old way are removed.
    */
   save (write: RecordWrite, body: BodyAction, observation: Observation | null): StoredRecord {
-    // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
-    if (!this.db.inTransaction) this.db.exec('BEGIN')
-    const id = this.saveTx(write, body, observation)
+    const id = this.write('writing a record', () => {
+      // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
+      if (!this.db.inTransaction) this.db.exec('BEGIN')
+      return this.saveTx(write, body, observation)
+    })
     if (++this.batched >= BATCH_RECORDS) {
       this.commit()
     } else if (this.batchTimer === null) {
-      this.batchTimer = setTimeout(() => { this.commit() }, BATCH_DELAY_MS)
+      this.batchTimer = setTimeout(() => {
+        try {
+          this.commit()
+        } catch (err) {
+          // nobody to throw to from a timer: the next write, and close(), throw it
+          if (this.failure === null) this.failure = err instanceof Error ? err : new Error(String(err))
+        }
+      }, BATCH_DELAY_MS)
       this.batchTimer.unref()
     }
     return { ...write, id }
@@ -235,8 +295,10 @@ export class Store {
   commit (): void {
     if (this.batchTimer !== null) clearTimeout(this.batchTimer)
     this.batchTimer = null
+    this.write('committing records', () => {
+      if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
+    })
     this.batched = 0
-    if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
     // between commits another connection could write: forget what was seen
     this.rows.clear()
   }
@@ -247,9 +309,11 @@ export class Store {
    */
   noteAnswers (notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[]): void {
     if (notes.length === 0) return
-    this.db.transaction(() => {
-      for (const n of notes) this.stmts.noteAnswer.run(n.status, n.outcome, n.atMs, n.id)
-    })()
+    this.write('noting answers', () => {
+      this.db.transaction(() => {
+        for (const n of notes) this.stmts.noteAnswer.run(n.status, n.outcome, n.atMs, n.id)
+      })()
+    })
   }
 
   /** The stored body, chunk by chunk (never concatenated here). */
@@ -275,15 +339,25 @@ export class Store {
 
   /** Saves origin clock offsets, all in one transaction. */
   saveOriginClocks (clocks: Iterable<[string, { offsetMs: number, observedLocalMs: number }]>): void {
-    this.db.transaction(() => {
-      for (const [origin, c] of clocks) this.stmts.upsertOrigin.run(origin, Math.round(c.offsetMs), Math.round(c.observedLocalMs))
-    })()
+    this.write('saving origin clocks', () => {
+      this.db.transaction(() => {
+        for (const [origin, c] of clocks) this.stmts.upsertOrigin.run(origin, Math.round(c.offsetMs), Math.round(c.observedLocalMs))
+      })()
+    })
   }
 
+  /** Commits, closes and unlocks the store; throws the storage error that stopped its writes, if one did. */
   close (): void {
     if (!this.db.open) return
-    this.commit()
-    this.db.close()
+    try {
+      if (this.failure === null) this.commit()
+    } catch (err) {
+      if (!isStorageFailure(err)) throw err
+    } finally {
+      this.db.close()
+      this.lock.release()
+    }
+    if (this.failure !== null) throw this.failure
   }
 }
 

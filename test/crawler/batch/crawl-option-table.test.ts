@@ -31,11 +31,11 @@ const scenarioFlags = CRAWL_OPTION_TABLE.filter(r => r.scenario).map(r => r.flag
 const budgets = CRAWL_OPTION_TABLE.flatMap(r => r.report !== null && 'budgets' in r.report ? [r.report.budgets as string] : [])
 const reportOptions = CRAWL_OPTION_TABLE.flatMap(r => r.report !== null && 'options' in r.report ? [r.report.options] : [])
 
-t.test('webkrab crawl has exactly the table\'s flags, besides its output flags', async t => {
+t.test('webkrab crawl has exactly the table\'s flags, besides its output flags and --urls-file (more seeds, read before the table\'s options)', async t => {
   const program = new Command()
   registerCrawl(program)
   const crawl = program.commands.find(c => c.name() === 'crawl')
-  const flags = (crawl?.options ?? []).map(o => (o.long ?? '').replace(/^--/, '')).filter(f => f !== 'json' && f !== 'quiet')
+  const flags = (crawl?.options ?? []).map(o => (o.long ?? '').replace(/^--/, '')).filter(f => f !== 'json' && f !== 'quiet' && f !== 'urls-file')
   same(t, flags, CRAWL_OPTION_TABLE.map(r => r.flag), 'webkrab crawl')
 })
 

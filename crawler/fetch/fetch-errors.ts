@@ -1,0 +1,93 @@
+import { errors, isWebkrabError, type WebkrabError } from '../../common/errors.js'
+
+/**
+ * What the fetch path says when an exchange fails: undici's errors mapped onto the
+ * error registry (the kind says retry, defer or stop), each naming the limit or
+ * the flag involved and what had arrived. Pure.
+ */
+
+/** undici's codes for a request it refused to send (bad arguments), not for anything the network did. */
+const REFUSED_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED'])
+
+/** What had arrived when an error struck, so its message can say what the server did wrong. */
+export interface FetchProgress {
+  status: number | null
+  headers: Record<string, string>
+  bodyBytes: number
+}
+
+/**
+ * The most a response's header block may take: Node's own limit (16 KiB), which
+ * undici applies too. RFC 9110 section 5.4 lets a client refuse fields larger
+ * than it wishes to process; a megabyte of headers is not a response worth reading.
+ */
+export const MAX_HEADER_BLOCK_BYTES = 16 * 1024
+
+function framingBreak (progress: FetchProgress): string | null {
+  if (progress.status === null) return null
+  const length = progress.headers['content-length']
+  if (length !== undefined && /^\d+$/.test(length) && progress.bodyBytes < Number(length)) {
+    return `the connection closed after ${progress.bodyBytes} of the ${length} bytes its Content-Length announced (RFC 9112 section 6.3: the message is incomplete)`
+  }
+  if (/chunked/i.test(progress.headers['transfer-encoding'] ?? '')) {
+    return `the connection closed after ${progress.bodyBytes} body bytes, before the chunked body's last chunk (RFC 9112 section 7.1: the message is incomplete)`
+  }
+  return null
+}
+
+/** The limits a timeout error names (the flag a user would change). */
+export interface FetchTimeouts {
+  connectTimeoutMs?: number
+  idleTimeoutMs?: number
+}
+
+/** The whole response took longer than --response-timeout: what had arrived by then. */
+export function responseTimeoutError (url: string, limitMs: number, progress: FetchProgress, cause?: unknown): WebkrabError {
+  const got = progress.status === null ? '' : `; a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived`
+  return errors.WEBKRAB_ERR_RESPONSE_TIMEOUT(`${url}: no complete response within ${limitMs} ms (--response-timeout${got})`, cause === undefined ? undefined : { cause })
+}
+
+/**
+ * Maps what undici throws onto the error registry (the kind says retry, defer or stop).
+ * A timeout says which of the four it was, with its limit and flag: connecting
+ * (--connect-timeout), the response head and the whole response (--response-timeout),
+ * a body that stalled (--idle-timeout).
+ */
+export function classifyFetchError (err: unknown, url: string, timedOut: boolean, responseTimeoutMs: number,
+  progress: FetchProgress = { status: null, headers: {}, bodyBytes: 0 }, limits: FetchTimeouts = {}): WebkrabError {
+  if (isWebkrabError(err)) return err
+  const code = (err as { code?: string }).code ?? ''
+  const name = (err as { name?: string }).name ?? ''
+  const message = (err as Error).message ?? String(err)
+  const got = progress.status === null ? '' : ` (a ${progress.status} head and ${progress.bodyBytes} body bytes had arrived)`
+  if (timedOut) return responseTimeoutError(url, responseTimeoutMs, progress, err)
+  if (REFUSED_CODES.has(code)) {
+    return errors.WEBKRAB_ERR_BAD_REQUEST(`${url}: the HTTP client refused the request as it stands (${message}); nothing was sent`, { cause: err })
+  }
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return errors.WEBKRAB_ERR_CONNECT_TIMEOUT(`${url}: no connection within ${limits.connectTimeoutMs ?? '?'} ms (--connect-timeout)`, { cause: err })
+  }
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return errors.WEBKRAB_ERR_HEADERS_TIMEOUT(`${url}: no response head within ${responseTimeoutMs} ms of the request (--response-timeout)`, { cause: err })
+  }
+  if (code === 'UND_ERR_BODY_TIMEOUT') {
+    return errors.WEBKRAB_ERR_BODY_TIMEOUT(`${url}: the body stalled, no byte for ${limits.idleTimeoutMs ?? responseTimeoutMs} ms (--idle-timeout)${got}`, { cause: err })
+  }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') {
+    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response's header block is larger than the ${MAX_HEADER_BLOCK_BYTES} bytes the crawler reads (RFC 9110 section 5.4)`, { cause: err })
+  }
+  // llhttp's errors carry an HPE_ code, except where undici could not name it: the class still says so
+  if (code.startsWith('HPE_') || name === 'HTTPParserError') {
+    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: the response is not HTTP/1.1 (RFC 9112): ${message}`, { cause: err })
+  }
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE' || code === 'UND_ERR_INFO') {
+    return errors.WEBKRAB_ERR_PROTOCOL(`${url}: ${message}`, { cause: err })
+  }
+  if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
+    return errors.WEBKRAB_ERR_DECODING(`${url}: the body is not what its Content-Encoding ${JSON.stringify(progress.headers['content-encoding'] ?? '')} says (RFC 9110 section 8.4): ${message}`, { cause: err })
+  }
+  // a connection that closes mid-body after a head that promised more: say so (still worth a retry)
+  const broken = code === 'UND_ERR_SOCKET' ? framingBreak(progress) : null
+  if (broken !== null) return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${broken}`, { cause: err })
+  return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${code !== '' ? `${code} ` : ''}${message}`, { cause: err })
+}
