@@ -44,7 +44,8 @@ const perUrl = url => {
   return a
 }
 
-const args = []
+// curl 7.88 draws its parallel progress meter even with --silent; --no-progress-meter stops it
+const args = ['--no-progress-meter']
 if (delay !== undefined && delay > 0) {
   // --rate spaces transfer starts (any origin); it applies only to serial transfers
   args.push('--rate', `${Math.max(1, Math.round(3600 / delay))}/h`)

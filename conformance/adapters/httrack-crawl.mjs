@@ -27,10 +27,10 @@ const num = (flag, v) => { if (v !== undefined) args.push(`${flag}${v}`) }
 num('-c', count(options, 'concurrency'))
 const attempts = count(options, 'max-attempts')
 num('-R', attempts === undefined ? undefined : Math.max(0, attempts - 1))
-// --timeout shuts a link that has not responded (sent nothing) for that long
-const idle = seconds(options, 'idle-timeout')
-const response = seconds(options, 'response-timeout')
-const timeout = idle !== undefined && response !== undefined ? Math.min(idle, response) : idle ?? response
+// -T shuts a link that has not responded (connected, or sent a byte) for that long:
+// the shortest of the step's connect, idle and response timeouts
+const timeouts = ['connect-timeout', 'idle-timeout', 'response-timeout'].map(n => seconds(options, n)).filter(v => v !== undefined)
+const timeout = timeouts.length === 0 ? undefined : Math.min(...timeouts)
 num('-T', timeout === undefined ? undefined : wholeSeconds(timeout))
 const duration = seconds(options, 'max-duration')
 num('-E', duration === undefined ? undefined : wholeSeconds(duration))
