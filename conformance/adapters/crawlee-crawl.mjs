@@ -44,3 +44,6 @@ const deadline = seconds(options, 'max-duration')
 const timer = deadline === undefined ? null : setTimeout(() => crawler.stop('max-duration reached'), deadline * 1000)
 await crawler.run(urls.map(url => ({ url, headers: context, uniqueKey: url })))
 if (timer !== null) clearTimeout(timer)
+// the run is over when Crawlee says so: a socket it abandoned (a timed-out
+// response) must not keep the process, and so the step, alive
+process.exit(0)

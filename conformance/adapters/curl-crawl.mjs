@@ -3,7 +3,9 @@
 // all at once (--parallel) unless the step sets a politeness delay (then one
 // after the other, spaced with --rate). Per URL, {state}/curl/ keeps the ETag
 // curl saved last time (--etag-save); the next step sends it back
-// (--etag-compare). curl keeps no Last-Modified and no cache.
+// (--etag-compare), and the saved body, dated by --remote-time with the
+// response's Last-Modified, gives the next step its If-Modified-Since (-z FILE).
+// curl has no cache: it asks every time.
 import { createHash } from 'node:crypto'
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -40,6 +42,10 @@ const perUrl = url => {
   if (maxBody !== undefined) a.push('--max-filesize', String(maxBody))
   // only a non-empty saved ETag is sent back: an empty file would send If-None-Match: ""
   if (existsSync(`${f}.etag`) && statSync(`${f}.etag`).size > 0) a.push('--etag-compare', `${f}.etag`)
+  // --remote-time dates the saved body by the response's Last-Modified; -z FILE sends
+  // that date back as If-Modified-Since (curl's own pair for dates, as --etag-* is for tags)
+  a.push('--remote-time')
+  if (existsSync(`${f}.body`)) a.push('--time-cond', `${f}.body`)
   a.push('--url', url)
   return a
 }

@@ -48,3 +48,5 @@ await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, urls.length))
   while (queue.length > 0) await one(queue.shift())
 }))
 if (urls.length === 0) refuse('no URLs in WEBKRAB_URLS')
+// every fetch has settled: a socket abandoned by a timeout must not keep the process alive
+process.exit(0)
