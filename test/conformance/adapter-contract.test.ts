@@ -19,7 +19,7 @@ t.test('a command adapter running `webkrab crawl` once per step with {urls}, {op
   }), { writesReports: true })
 })
 
-t.test('the curl adapter file, once per URL with {url}', async t => {
+t.test('the curl adapter file, once per step with its URLs in WEBKRAB_URLS', async t => {
   const file = fromRoot('conformance/adapters/curl.yaml')
   adapterContract(t, () => parseAdapterFile(readFileSync(file, 'utf8'), file), { writesReports: false })
 })

@@ -13,7 +13,8 @@ t.test('the package ships every file the harness reads at run time: scenarios, s
     return pkg.files.some(entry => rel === entry || rel.startsWith(`${entry}/`))
   }
   for (const file of [SCENARIOS_DIR, SCENARIO_SCHEMA_PATH, ADAPTER_SCHEMA_PATH, RULES_PATH, RULES_SCHEMA_PATH,
-    fromRoot('conformance', 'adapters', 'curl.yaml'), fromRoot('conformance', 'adapters', 'curl-crawl.sh')]) {
+    fromRoot('conformance', 'adapters', 'curl.yaml'), fromRoot('conformance', 'adapters', 'curl-crawl.mjs'),
+    fromRoot('conformance', 'adapters', 'adapter-env.mjs')]) {
     t.ok(shipped(file), `${relative(packageRoot, file)} is in package.json "files"`)
   }
 })
