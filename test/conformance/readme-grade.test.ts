@@ -1,0 +1,38 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { fromRoot } from '../../common/paths.js'
+
+// "Grade your crawler", run from this clone exactly as the README writes it.
+
+function readmeCommand (): string {
+  const md = readFileSync(fromRoot('README.md'), 'utf8')
+  const at = md.indexOf('## Grade your crawler')
+  const start = md.indexOf('```sh', at) + '```sh'.length
+  return md.slice(start, md.indexOf('```', start)).replace(/\\\n\s*/g, '').trim()
+}
+
+t.test('the README\'s "Grade your crawler" command runs from a clone as written and prints the three scores', { skip: spawnSync('curl', ['--version']).status === 0 ? false : 'curl is not installed' }, async t => {
+  const command = readmeCommand()
+  t.match(command, /^npm run webkrab -- conformance /)
+  const out = fromRoot('reports', 'out', 'curl-plain')
+  rmSync(out, { recursive: true, force: true })
+  const r = spawnSync('/bin/sh', ['-c', command], { cwd: fromRoot(), encoding: 'utf8', timeout: 120_000 })
+  t.equal(r.status, 1, 'curl keeps no ETag: a failed RFC MUST fails the run')
+  t.match(r.stdout, /✘ validators-strong-etag-sent-as-if-none-match FAIL\n {6}etag-echoed \[RFC MUST\]: request 2 to \/validators\/strong \(step 3\) carried no If-None-Match/)
+  t.match(r.stdout, /^RFC conformance: MUST 0\/\d+/m)
+  t.match(r.stdout, /^WebKrab profile: /m)
+  t.match(r.stdout, /^Reporting: nothing graded; \d+ untested$/m)
+  t.ok(existsSync(`${out}/results.json`) && existsSync(`${out}/scorecard.html`), 'and writes --out')
+  const results = JSON.parse(readFileSync(`${out}/results.json`, 'utf8')) as { crawler: { name: string } }
+  t.equal(results.crawler.name, 'curl-plain', '--name names the crawler')
+})
+
+t.test('a `webkrab` in a command template runs this package\'s own crawler, from a clone', async t => {
+  const r = spawnSync(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'conformance', '--quiet', '--jobs', '2',
+    '--scenarios', fromRoot('scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml'), fromRoot('scenarios/validators/validators-etag-only-revalidated-with-if-none-match.yaml'),
+    '--crawler', 'command: webkrab crawl {urls} --store {state}/s.sqlite --report {state}/report-{step}.json {options} {headers}'],
+  { cwd: fromRoot(), encoding: 'utf8', timeout: 120_000, env: { ...process.env, PATH: '/usr/bin:/bin' } })
+  t.equal(r.status, 0, r.stdout.slice(-800) + r.stderr.slice(-400))
+  t.match(r.stdout, /Scenarios: 2 pass \(of 2\)/)
+})
