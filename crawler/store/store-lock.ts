@@ -64,7 +64,7 @@ export class StoreLock {
     let db: Database.Database | undefined
     try {
       // a FIFO or a device in its place would block the open for ever
-      if (existsSync(lockPath) && !statSync(lockPath).isFile()) throw new Error(`${lockPath} is not a regular file`)
+      if (existsSync(lockPath) && !statSync(lockPath).isFile()) throw errors.WEBKRAB_ERR_STORE_READ_ONLY(`${path}: the lock file beside it (${lockPath}) is not a regular file`)
       // 'a': created when missing, never truncated (truncating another process's lock file is harmless, but needless)
       closeSync(openSync(lockPath, 'a'))
       // timeout 0: a held lock is a refusal now, not after a wait
