@@ -1,5 +1,6 @@
 /**
- * The known name closest to `name` by edit distance (Levenshtein, ignoring case), when it is
+ * The known name closest to `name` by edit distance (ignoring case; a swap of two
+ * neighbouring letters counts as one edit), when it is
  * close enough to be a slip of the fingers: at most a third of the name's length in edits
  * (at least one; two for names of six characters or more). Null when none is that close, so
  * "did you mean" is only said when it probably helps. Bounded: names over 100 characters are
@@ -22,15 +23,16 @@ export function closestName (name: string, known: Iterable<string>): string | nu
   return best
 }
 
-/** Levenshtein distance: insertions, deletions and substitutions, one each. */
+/** Edit distance with neighbouring swaps (optimal string alignment): insertions, deletions, substitutions and swaps, one each. */
 export function editDistance (a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)]
   for (let i = 1; i <= a.length; i++) {
-    const current = [i]
+    const row = [i]
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+      row[j] = Math.min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j], rows[i - 2][j - 2] + 1)
     }
-    previous = current
+    rows.push(row)
   }
-  return previous[b.length]
+  return rows[a.length][b.length]
 }
