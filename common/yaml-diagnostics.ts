@@ -72,6 +72,7 @@ export function formatPos (pos: YamlPosition): string {
 }
 
 export { listedError, listedLinesOf, MAX_LISTED_PROBLEMS } from './listed-error.js'
+export { compileSchemaFile, pathToPointer, pointerToPath, schemaProblems, type CompiledSchema, type SchemaProblem } from './schema-problems.js'
 
 /** `/steps/0/crawl/urls/1` as people read it: `steps[0].crawl.urls[1]`. */
 export function humanPath (path: Array<string | number>): string {

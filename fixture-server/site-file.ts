@@ -10,8 +10,7 @@ import { CATALOGUE } from './catalogue.js'
 import { robotsProblems } from './robots-spec.js'
 import { MAX_PERIOD_MS, MAX_POISSON_RATE_PER_MS, MAX_RETRY_AFTER_SECONDS, MAX_ROUTES, MAX_SITE_FILE_BYTES, MAX_SITE_TIME_MS, MAX_WAIT_MS, MIN_SITE_TIME_MS } from './limits.js'
 import { originsOf, type OriginDefinition, type SiteDefinition } from './site-definition.js'
-import { compileSchemaFile, pathToPointer, schemaProblems } from '../common/schema-problems.js'
-import { formatPos, humanPath, listedError, positionOf, problemText, schemaError, type YamlSource } from '../common/yaml-diagnostics.js'
+import { compileSchemaFile, formatPos, humanPath, listedError, pathToPointer, positionOf, problemText, schemaError, schemaProblems, type YamlSource } from '../common/yaml-diagnostics.js'
 
 const MAX_PAGE_SIZE = 16 * 1024 * 1024
 
