@@ -114,6 +114,12 @@ export function schemaProblems (errs: ErrorObject[], schema: object, value: unkn
   return out
 }
 
+/** A value of the file as a message quotes it: JSON, cut to 60 characters (a file may hold a megabyte-long key). */
+function quote (value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text
+}
+
 function within (pointer: string, parent: string): boolean {
   return pointer === parent || pointer.startsWith(`${parent}/`)
 }
@@ -128,7 +134,7 @@ function describe (e: ErrorObject, root: unknown, rule: string): SchemaProblem {
       const key = String(params.additionalProperty)
       const known = parent.properties !== null && typeof parent.properties === 'object' ? Object.keys(parent.properties) : []
       const near = closestName(key, known)
-      return problem(`has an unknown field ${JSON.stringify(key)}${near === null ? '' : ` (did you mean ${JSON.stringify(near)}?)`}`, key, true)
+      return problem(`has an unknown field ${quote(key)}${near === null ? '' : ` (did you mean ${JSON.stringify(near)}?)`}`, key, true)
     }
     case 'required':
       return problem(`is missing the required field ${JSON.stringify(String(params.missingProperty))}`, String(params.missingProperty))
@@ -144,8 +150,8 @@ function describe (e: ErrorObject, root: unknown, rule: string): SchemaProblem {
       const words = typeof parent[PATTERN_WORDS_KEYWORD] === 'string' ? parent[PATTERN_WORDS_KEYWORD] as string : 'does not have the form this field takes (its description in the schema says which)'
       // a pattern under propertyNames is about a key of the mapping, not a value
       const name = (e as { propertyName?: string }).propertyName
-      if (name !== undefined) return problem(`has the field name ${JSON.stringify(name)}, which ${words.replace(/^must be /, 'is not ')}`, name, true)
-      return problem(`${JSON.stringify(valueAt(root, path))} ${words}`)
+      if (name !== undefined) return problem(`has the field name ${quote(name)}, which ${words.replace(/^must be /, 'is not ')}`, name, true)
+      return problem(`${quote(valueAt(root, path))} ${words}`)
     }
     case 'type': {
       const types = String(params.type).split(',')

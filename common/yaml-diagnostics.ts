@@ -77,7 +77,11 @@ export { compileSchemaFile, pathToPointer, pointerToPath, schemaProblems, type C
 /** `/steps/0/crawl/urls/1` as people read it: `steps[0].crawl.urls[1]`. */
 export function humanPath (path: Array<string | number>): string {
   let out = ''
-  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : (out === '' ? seg : `.${seg}`)
+  for (const seg of path) {
+    // a key is the file's text: a long one is cut, so that one line stays one readable line
+    const key = typeof seg === 'string' && seg.length > 60 ? `${seg.slice(0, 59)}…` : seg
+    out += typeof key === 'number' ? `[${key}]` : (out === '' ? key : `.${key}`)
+  }
   return out === '' ? 'the document' : out
 }
 

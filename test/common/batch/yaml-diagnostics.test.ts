@@ -1,6 +1,6 @@
 import t from 'tap'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { relative } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { closestName } from '../../../common/closest-name.js'
 import { WebkrabError } from '../../../common/errors.js'
@@ -184,5 +184,10 @@ t.test('a listed problem is one line even when a key holds a line break', async 
   t.notOk(lines.some(l => l === 'key'), 'the key\'s line break does not start a line of its own')
 })
 
-void dirname
-void join
+t.test('a problem line quotes at most a short piece of a long key or value', async t => {
+  const long = 'k'.repeat(1000) // the most YAML allows in an implicit key is 1024 characters
+  const err = thrown(() => parseSiteYaml(`routes:\n  - path: /a\n    ${long}: 1\n    headers: { "${long} x": "y" }\n    body: { size: ${long.repeat(10)} }\n`, 'site.yaml'))
+  const lines = err.message.split('\n')
+  t.equal(lines.length, 3, 'the unknown key, the header name and the size are all listed')
+  for (const line of lines) t.ok(line.length < 400, `${line.length} characters`)
+})
