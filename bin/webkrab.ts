@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { isWebkrabError } from '../common/errors.js'
 import { version } from '../common/version.js'
 import { stripControls } from '../reports/strip-controls.js'
+import { listedLinesOf } from '../common/listed-error.js'
 
 /**
  * Each command's part, loaded only when that command runs (all of them for help and
@@ -62,7 +63,10 @@ try {
     // help and version end with code 0; every usage error is bad input: exit 2
     process.exitCode = err.exitCode === 0 ? 0 : 2
   } else if (isWebkrabError(err)) {
-    process.stderr.write(`webkrab: ${err.code}: ${stripControls(oneLine(err.message))}\n`)
+    // a file's schema errors come as one error listing them, one a line (each already one line)
+    const listed = listedLinesOf(err)
+    const first = listed === null ? err.message : err.message.split('\n')[0]
+    process.stderr.write(`webkrab: ${err.code}: ${stripControls(oneLine(first))}\n${(listed ?? []).map(l => `  ${stripControls(l)}\n`).join('')}`)
     process.exitCode = err.exitCode
   } else {
     // a bug, not bad input: one line for the user; the stack only when asked for

@@ -1,6 +1,5 @@
 import { lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
-import { Ajv, type ValidateFunction } from 'ajv'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration } from '../common/units.js'
@@ -8,7 +7,7 @@ import {
   ASSERTION_TYPES, REPORT_ASSERTIONS, levelOfBasis, type Assertion, type AssertionType, type Basis, type Level, type Scenario, type Score, type Step, type StepType
 } from './scenario-types.js'
 import { linearRegExpProblem } from '../common/linear-regex.js'
-import { formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from './yaml-source.js'
+import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from '../common/yaml-diagnostics.js'
 import { citedRules, loadRules } from './rules.js'
 import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
 
@@ -17,16 +16,6 @@ export const SCENARIOS_DIR = fromRoot('scenarios')
 
 const STEP_TYPES: readonly StepType[] = ['crawl', 'advance', 'change', 'reset', 'wait']
 
-let validate: ValidateFunction | undefined
-let schema: object | undefined
-function scenarioValidator (): ValidateFunction {
-  if (validate === undefined) {
-    const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true })
-    schema = JSON.parse(readFileSync(SCENARIO_SCHEMA_PATH, 'utf8')) as object
-    validate = ajv.compile(schema)
-  }
-  return validate
-}
 
 /** At most this many scenario files are read from the paths given. */
 export const MAX_SCENARIO_FILES = 10_000
@@ -144,8 +133,8 @@ export async function loadScenarioFile (file: string, options: LoadOptions = {})
 /** Parses scenario text; `file` names it in messages and anchors relative `site:` files. */
 export async function parseScenario (text: string, file: string, options: LoadOptions = {}): Promise<Scenario> {
   const src = parseYamlSource(text, file)
-  const check = scenarioValidator()
-  if (!check(src.value)) throw schemaError(src, check.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO, schema)
+  const { validate, schema } = compileSchemaFile(SCENARIO_SCHEMA_PATH)
+  if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO, schema)
   const raw = src.value as Record<string, unknown>
   const bad = (path: Array<string | number>, what: string, key?: string): Error =>
     errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(positionOf(src, path, key))}: ${what}`)

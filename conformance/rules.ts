@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { Ajv } from 'ajv'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
-import { formatPos, parseYamlSource, positionOf, schemaError } from './yaml-source.js'
+import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError } from '../common/yaml-diagnostics.js'
 
 export const RULES_PATH = fromRoot('conformance', 'rules.yaml')
 export const RULES_SCHEMA_PATH = fromRoot('conformance', 'schema', 'rules.schema.json')
@@ -46,8 +45,7 @@ export function citedRules (text: string): string[] {
 /** Parses a rules catalogue; a file breaking its schema, or naming an id twice, throws with file, line and column. */
 export function parseRules (text: string, file: string): Rule[] {
   const src = parseYamlSource(text, file)
-  const schema = JSON.parse(readFileSync(RULES_SCHEMA_PATH, 'utf8')) as object
-  const validate = new Ajv({ allErrors: true, strict: true, strictRequired: false, verbose: true }).compile(schema)
+  const { validate, schema } = compileSchemaFile(RULES_SCHEMA_PATH)
   // The catalogue ships with WebKrab: a broken one is WebKrab's bug, not the user's input.
   if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_INTERNAL, schema)
   const raw = (src.value as { rules: Array<Omit<Rule, 'basis' | 'level'> & Partial<Pick<Rule, 'basis' | 'level'>>> }).rules

@@ -1,3 +1,5 @@
+import type { YamlPosition } from '../common/yaml-diagnostics.js'
+
 /**
  * The shape of a scenario once loaded: the YAML of `scenarios/<concern>/<id>.yaml`
  * (schema: conformance/schema/scenario.schema.json) with positions kept so that a
@@ -29,11 +31,7 @@ export function levelOfBasis (basis: Basis): Level | null {
 }
 
 /** Where a node of a scenario file is: 1-based line and column. */
-export interface SourcePos {
-  file: string
-  line: number
-  column: number
-}
+export type SourcePos = YamlPosition
 
 /** Picks requests out of the journal. Every field narrows; none means every request. */
 export interface RequestSelector {

@@ -1,8 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import { readFileSync } from 'node:fs'
 import { validateHeaderName, validateHeaderValue } from 'node:http'
 import { readFile, stat } from 'node:fs/promises'
-import type { Document, LineCounter } from 'yaml'
+import type { ErrorObject } from 'ajv'
+import { closestName } from '../common/closest-name.js'
 import { errors } from '../common/errors.js'
 import { parseYamlDocument, yamlValue } from '../common/yaml-tags.js'
 import { fromRoot } from '../common/paths.js'
@@ -10,68 +9,30 @@ import { formatDuration, parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
 import { robotsProblems } from './robots-spec.js'
 import { MAX_PERIOD_MS, MAX_POISSON_RATE_PER_MS, MAX_RETRY_AFTER_SECONDS, MAX_ROUTES, MAX_SITE_FILE_BYTES, MAX_SITE_TIME_MS, MAX_WAIT_MS, MIN_SITE_TIME_MS } from './limits.js'
-import { originsOf, type SiteDefinition } from './site-definition.js'
-import { pointerSegments, positionOf } from './yaml-positions.js'
-
-let validator: ValidateFunction | null = null
+import { originsOf, type OriginDefinition, type SiteDefinition } from './site-definition.js'
+import { compileSchemaFile, formatPos, humanPath, listedError, pathToPointer, positionOf, problemText, schemaError, schemaProblems, type YamlSource } from '../common/yaml-diagnostics.js'
 
 const MAX_PAGE_SIZE = 16 * 1024 * 1024
 
-/** The site file schema (fixture-server/schema/site.schema.json), compiled once. */
-function validate (): ValidateFunction {
-  if (validator === null) {
-    const schema = JSON.parse(readFileSync(fromRoot('fixture-server/schema/site.schema.json'), 'utf8')) as object
-    validator = new Ajv({ allErrors: true, strict: false }).compile(schema)
-  }
-  return validator
-}
+/** The site file schema (fixture-server/schema/site.schema.json). */
+const SITE_SCHEMA_PATH = fromRoot('fixture-server/schema/site.schema.json')
 
 /** Static catalogue paths a site route may not reuse on an origin that serves the catalogue. */
 const CATALOGUE_PATHS = new Set(CATALOGUE.map(e => e.path.split('?')[0]).filter(p => !/[A-Z]/.test(p)))
 
-/** What a pattern of the schema means, said the way a site file's author writes it. */
-const PATTERN_RULES: Record<string, string> = {
-  '^(\\d+(\\.\\d+)?(ms|s|m|h|d))+$': 'is not a duration (500ms, 30s, 10m, 1h, 1d, or 1h30m; a number is milliseconds)',
-  '^-?(\\d+(\\.\\d+)?(ms|s|m|h|d))+$': 'is not a duration (500ms, 30s, 10m, 1h, 1d; -5m runs behind)',
-  '^\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?$': 'is not a size (1024, 20KB, 512KiB)',
-  '^[a-z][a-z0-9-]*$': 'must be lower-case letters, digits and dashes, starting with a letter',
-  '^/[^?#\\s]*$': 'must be a path starting with / (no query, fragment or spaces)',
-  '^date:\\+?\\d+$': 'must be seconds, or date:+N for an HTTP-date N seconds after Date',
-  "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$": "has a field name that is not a token (RFC 9110 5.1: letters, digits and !#$%&'*+.^_`|~-, no spaces)"
-}
-
-function describe (err: ErrorObject): string {
-  const where = err.instancePath === '' ? 'the site' : err.instancePath
-  if (err.keyword === 'pattern') {
-    const rule = PATTERN_RULES[String((err.params as { pattern: string }).pattern)]
-    if (rule !== undefined) return `${where} ${rule}`
-  }
-  if (err.keyword === 'additionalProperties') return `${where} has an unknown property "${String((err.params as { additionalProperty: string }).additionalProperty)}"`
-  if (err.keyword === 'enum') return `${where} must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map(v => JSON.stringify(v)).join(', ')}`
-  if (err.keyword === 'required') return `${where} needs "${String((err.params as { missingProperty: string }).missingProperty)}"`
-  return `${where} ${err.message ?? 'is invalid'}`
-}
-
-/**
- * Picks the error to report: the deepest one, since a oneOf failure also reports
- * every branch at the parent.
- */
-function pickError (list: ErrorObject[]): ErrorObject {
-  const depth = (e: ErrorObject): number => pointerSegments(e.instancePath).length + (e.keyword === 'additionalProperties' ? 1 : 0)
-  const concrete = list.filter(e => e.keyword !== 'oneOf' && e.keyword !== 'if')
-  return (concrete.length > 0 ? concrete : list).reduce((a, b) => depth(b) > depth(a) ? b : a)
-}
-
 /** Says where a rule broke: file:line:col for a site file, a JSON pointer for a definition made in code. */
 class SiteChecker {
-  constructor (readonly fileName: string, readonly doc?: Document, readonly lineCounter?: LineCounter) {}
+  constructor (readonly fileName: string, readonly src?: YamlSource) {}
 
   fail (path: Array<string | number>, rule: string, key?: string): never {
-    if (this.doc === undefined || this.lineCounter === undefined) {
-      throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName} at /${path.join('/')}: ${rule}`)
-    }
-    const { line, col } = positionOf(this.doc, this.lineCounter, path, key)
-    throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName}:${line}:${col}: ${rule}`)
+    if (this.src === undefined) throw errors.WEBKRAB_ERR_BAD_SITE(`${this.fileName} at ${pathToPointer(path)}: ${rule}`)
+    throw errors.WEBKRAB_ERR_BAD_SITE(`${formatPos(positionOf(this.src, path, key))}: ${rule}`)
+  }
+
+  /** Every schema error of the site at once, each where it is. */
+  schemaFailure (value: unknown, errs: ErrorObject[], schema: object): never {
+    if (this.src !== undefined) throw schemaError(this.src, errs, errors.WEBKRAB_ERR_BAD_SITE, schema)
+    throw listedError(errors.WEBKRAB_ERR_BAD_SITE, schemaProblems(errs, schema, value).map(p => `${this.fileName} at ${pathToPointer(p.path)}: ${problemText(p)}`))
   }
 
   /** A duration at most `max` ms (signed: its size, either way); `why` says what the bound is for. */
@@ -83,10 +44,10 @@ class SiteChecker {
       // a number is milliseconds
       ms = typeof value === 'number' ? Math.abs(value) : parseDuration(signed && text.startsWith('-') ? text.slice(1) : text)
     } catch {
-      this.fail(path, `/${path.join('/')} is not a duration (500ms, 30s, 10m, 1h, 1d)`)
+      this.fail(path, `${humanPath(path)} is not a duration (500ms, 30s, 10m, 1h, 1d)`)
     }
-    if (positive && ms <= 0) this.fail(path, `/${path.join('/')} must be longer than zero`)
-    if (!(ms <= max.ms)) this.fail(path, `/${path.join('/')} is "${text}", longer than ${formatDuration(max.ms)} (${max.why})`)
+    if (positive && ms <= 0) this.fail(path, `${humanPath(path)} must be longer than zero`)
+    if (!(ms <= max.ms)) this.fail(path, `${humanPath(path)} is "${text}", longer than ${formatDuration(max.ms)} (${max.why})`)
     return ms
   }
 
@@ -137,8 +98,8 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
   }
   if (site.clock?.start !== undefined) {
     const start = typeof site.clock.start === 'number' ? site.clock.start : Date.parse(site.clock.start)
-    if (!Number.isFinite(start)) check.fail(['clock', 'start'], '/clock/start is not an ISO date or epoch milliseconds')
-    if (start < MIN_SITE_TIME_MS || start > MAX_SITE_TIME_MS) check.fail(['clock', 'start'], '/clock/start is outside 0000-01-01..9999-12-31 (what an HTTP-date can write)')
+    if (!Number.isFinite(start)) check.fail(['clock', 'start'], 'clock.start is not an ISO date or epoch milliseconds')
+    if (start < MIN_SITE_TIME_MS || start > MAX_SITE_TIME_MS) check.fail(['clock', 'start'], 'clock.start is outside 0000-01-01..9999-12-31 (what an HTTP-date can write)')
   }
   const origins = originsOf(site)
   const routeCount = origins.reduce((n, o) => n + (o.routes?.length ?? 0), 0)
@@ -207,6 +168,12 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
       if (route.changes !== undefined && [route.changes.every, route.changes.at, route.changes.poisson].filter(v => v !== undefined).length > 1) {
         check.fail([...rat, 'changes'], 'changes take one of "every", "at" or "poisson"')
       }
+      route.links?.forEach((link, k) => {
+        const missing = missingLinkTarget(link, route.path, origin, i === 0)
+        if (missing === null) return
+        const near = closestName(missing, (origin.routes ?? []).map(r => r.path))
+        check.fail([...rat, 'links', k], `${humanPath([...rat, 'links', k])} ${JSON.stringify(link)} leads to ${missing}, which is not a route of origin "${origin.name}"${near === null ? '' : ` (did you mean ${JSON.stringify(near)}?)`}`)
+      })
       if (route.redirect?.origin !== undefined && !origins.some(o => o.name === route.redirect?.origin)) {
         check.fail([...rat, 'redirect', 'origin'], `no origin named "${route.redirect.origin}" (origins: ${origins.map(o => o.name).join(', ')})`)
       }
@@ -214,23 +181,44 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
   })
 }
 
+/** The first path segment of each catalogue path (`/bytes/N` gives `bytes`), for links into the catalogue. */
+const CATALOGUE_SECTIONS = new Set(CATALOGUE.map(e => e.path.split('?')[0].split('/')[1]))
+
+/**
+ * The path a page link leads to on its own origin when no route serves it, else null. A
+ * link is resolved as a browser would against the page's path (RFC 3986 section 5.2);
+ * one to another host or scheme (`https://…`, `//cdn.test/x`, `mailto:`) is not the
+ * site's to check. On an origin that serves the catalogue, a link into one of its
+ * sections (`/bytes/1024`, `/redirect/3`) counts as served.
+ */
+function missingLinkTarget (link: string, from: string, origin: OriginDefinition, main: boolean): string | null {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(link) || link.startsWith('//')) return null
+  let path: string
+  try {
+    path = new URL(link, `http://site.invalid${from}`).pathname
+  } catch {
+    return link
+  }
+  if ((origin.routes ?? []).some(r => r.path === path)) return null
+  if (path === '/robots.txt' && origin.robots !== undefined) return null
+  if (main && path.startsWith('/_webkrab/')) return null
+  if (origin.catalogue === true && (path === '/' || CATALOGUE_SECTIONS.has(path.split('/')[1]))) return null
+  return path
+}
+
 /** Parses a site file's text; errors name `fileName:line:col` and the rule broken. */
 export function parseSiteYaml (text: string, fileName: string): SiteDefinition {
   if (text.length > MAX_SITE_FILE_BYTES) throw errors.WEBKRAB_ERR_BAD_SITE(`${fileName} is over ${MAX_SITE_FILE_BYTES} bytes (1 MiB), the most a site file may be`)
-  const { doc, lines: lineCounter } = parseYamlDocument(text, fileName)
+  const { doc, lines } = parseYamlDocument(text, fileName)
   const value: unknown = yamlValue(doc)
-  const check = new SiteChecker(fileName, doc, lineCounter)
+  const check = new SiteChecker(fileName, { file: fileName, text, doc, lines, value })
   if (value === null || value === undefined) check.fail([], 'the site file is empty')
   return checkSite(value, check)
 }
 
 function checkSite (value: unknown, check: SiteChecker): SiteDefinition {
-  const ok = validate()(value)
-  if (!ok) {
-    const err = pickError(validate().errors ?? [])
-    const key = err.keyword === 'additionalProperties' ? (err.params as { additionalProperty: string }).additionalProperty : undefined
-    check.fail(pointerSegments(err.instancePath), describe(err), key)
-  }
+  const { validate, schema } = compileSchemaFile(SITE_SCHEMA_PATH)
+  if (!validate(value)) check.schemaFailure(value, validate.errors ?? [], schema)
   const site = value as SiteDefinition
   checkMeaning(site, check)
   return site

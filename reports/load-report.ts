@@ -50,7 +50,7 @@ export function parseReportJson (text: string, source: string): unknown {
 export function reportFrom (value: unknown, source: string): FetchReport {
   const failure = validateReport(value)
   if (failure !== null) {
-    const pointer = failure.pointer === '' ? '(the whole document)' : failure.pointer
+    const pointer = failure.at === '' ? 'the document' : failure.at
     throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: ${pointer} ${failure.message}`)
   }
   return value as FetchReport
@@ -70,7 +70,7 @@ export function reportProblems (text: string): string[] {
     return [`not JSON${jsonPosition(text, err)}: ${(err as Error).message}`]
   }
   checkAll ??= compileSchemaCheckAll(REPORT_SCHEMA_PATH)
-  return checkAll(value).map(f => `${f.pointer === '' ? '(the whole document)' : f.pointer} ${f.message}`)
+  return checkAll(value).map(f => `${f.at === '' ? 'the document' : f.at} ${f.message}`)
 }
 
 /** V8 says "at position N" in JSON syntax errors; people want a line and column. */

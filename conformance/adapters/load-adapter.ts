@@ -1,18 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { Ajv, type ValidateFunction } from 'ajv'
 import { errors } from '../../common/errors.js'
 import { fromRoot } from '../../common/paths.js'
 import { parseDuration } from '../../common/units.js'
-import { formatPos, parseYamlSource, positionOf, schemaError } from '../yaml-source.js'
+import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError } from '../../common/yaml-diagnostics.js'
 import type { Accepts, CrawlerAdapter, ExpectedFailure } from './adapter-types.js'
 import { acceptsOfTemplate, commandAdapter } from './command-adapter.js'
 import { referenceAdapter } from './reference-adapter.js'
 
 export const ADAPTER_SCHEMA_PATH = fromRoot('conformance', 'schema', 'adapter.schema.json')
-
-let validate: ValidateFunction | undefined
-let schema: object | undefined
 
 interface AdapterFile {
   name: string
@@ -29,10 +25,7 @@ interface AdapterFile {
 /** Parses an adapter file (YAML): name, command, timeout, skip and expected_failures. */
 export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
   const src = parseYamlSource(text, file)
-  if (validate === undefined) {
-    schema = JSON.parse(readFileSync(ADAPTER_SCHEMA_PATH, 'utf8')) as object
-    validate = new Ajv({ allErrors: true, strict: true, verbose: true }).compile(schema)
-  }
+  const { validate, schema } = compileSchemaFile(ADAPTER_SCHEMA_PATH)
   if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_ADAPTER, schema)
   const raw = src.value as AdapterFile
   const skip = new Map<string, string>()

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import { readFileSync } from 'node:fs'
+import { compileSchemaFile, pathToPointer, schemaProblems, type CompiledSchema } from '../../common/schema-problems.js'
 import { fromRoot } from '../../common/paths.js'
 import { getRoute, queryOf } from '../get-route.js'
 import { badParam, enumParam, intParam, retryAfterParam } from '../query-params.js'
@@ -22,13 +21,12 @@ function settingsOf (state: SiteState): Map<string, RobotsSetting | null> {
   return map
 }
 
-let settingValidator: ValidateFunction | null = null
+let settingValidator: CompiledSchema | null = null
 
 /** The site file schema's `robots` definition, for settings that come over the admin API. */
-function validateSetting (): ValidateFunction {
+function validateSetting (): CompiledSchema {
   if (settingValidator === null) {
-    const schema = JSON.parse(readFileSync(fromRoot('fixture-server/schema/site.schema.json'), 'utf8')) as { $id: string }
-    settingValidator = new Ajv({ allErrors: true, strict: false }).addSchema(schema).compile({ $ref: `${schema.$id}#/definitions/robots` })
+    settingValidator = compileSchemaFile(fromRoot('fixture-server/schema/site.schema.json'), 'robots')
   }
   return settingValidator
 }
@@ -119,11 +117,11 @@ export async function robotsPlugin (app: FastifyInstance, opts: RobotsPluginOpti
     if (typeof origin !== 'string' || !settings.has(origin)) throw badParam('origin', `must be one of ${[...settings.keys()].join(', ')}`)
     if (robots === undefined) throw badParam('robots', 'required: a variant name, a robots spec (as in a site file), or null for none')
     if (robots !== null) {
-      const validate = validateSetting()
+      const { validate, schema } = validateSetting()
       if (!validate(robots)) {
-        // the deepest error says the most: a oneOf failure also reports each branch at the top
-        const err = (validate.errors ?? []).filter(e => e.keyword !== 'oneOf').reduce<ErrorObject | undefined>((a, b) => a === undefined || b.instancePath.length > a.instancePath.length ? b : a, undefined)
-        throw badParam(`robots${err?.instancePath ?? ''}`, err?.message ?? 'is not a robots setting')
+        // worded as a site file's robots would be
+        const problem = schemaProblems(validate.errors ?? [], schema, robots)[0]
+        throw badParam(`robots${pathToPointer(problem?.path ?? [])}`, problem?.what ?? 'is not a robots setting')
       }
       const problem = robotsProblems(robots as RobotsSetting, state.originNames)[0]
       if (problem !== undefined) throw badParam(['robots', ...problem.path].join('/'), problem.rule)

@@ -36,6 +36,8 @@ export interface BadInputCase {
   args: string[]
   /** What the one line must say: the code, and where. */
   line: RegExp
+  /** A file's further schema errors, listed one a line after the first (each indented, each with its own place). */
+  listed?: RegExp[]
 }
 
 /** What a store holds: its file and, in WAL mode, the commits still in its log (none when the log is absent or empty). */
@@ -102,7 +104,8 @@ export async function badInputKit (t: Test): Promise<BadInputKit> {
       const r = results[i]
       t.equal(r.code, 2, `${c.what}: exit 2 (${r.stderr.trim()})`)
       const lines = r.stderr.trimEnd().split('\n')
-      t.equal(lines.length, 1, `${c.what}: one line`)
+      t.equal(lines.length, 1 + (c.listed?.length ?? 0), `${c.what}: ${c.listed === undefined ? 'one line' : `one line, then ${c.listed.length} more problem(s), one a line`}`)
+      c.listed?.forEach((l, k) => t.match(lines[k + 1], l, `${c.what}: listed problem ${k + 2}`))
       t.match(lines[0], /^webkrab: WEBKRAB_ERR_[A-Z_]+: /, `${c.what}: the code first`)
       t.match(lines[0], c.line, c.what)
       t.notMatch(r.stderr, /\n\s+at /, `${c.what}: no stack`)

@@ -62,7 +62,7 @@ t.test('a missing file or a broken report exits 2 and writes no output file', as
   const out = join(dir, 'out.html')
   const bad = run(join(dir, 'bad.json'), '--format', 'html', '--out', out)
   t.equal(bad.status, 2)
-  t.match(bad.stderr, /WEBKRAB_ERR_BAD_REPORT: .*bad\.json: \/requests is missing/)
+  t.match(bad.stderr, /WEBKRAB_ERR_BAD_REPORT: .*bad\.json: the document is missing the required field "requests"/)
   t.notOk(existsSync(out))
 })
 

@@ -44,18 +44,18 @@ t.test('a bad robots: entry is rejected with file, line, column and the rule it 
   const rows: Array<[string, RegExp]> = [
     ['robots: nope\n', /site\.yaml:1:9: "nope" is not a robots variant \(one of basic, /],
     ['robots: { variant: nope }\n', /site\.yaml:1:20: "nope" is not a robots variant/],
-    ['robots: { status: 99 }\n', /site\.yaml:1:19: \/robots\/status must be >= 200/],
-    ['robots: { lineEnds: lfcr }\n', /site\.yaml:1:21: \/robots\/lineEnds must be one of "lf", "crlf", "cr"/],
-    ['robots: { colour: red }\n', /site\.yaml:1:11: \/robots has an unknown property "colour"/],
-    ['robots: { pad: { to: lots } }\n', /site\.yaml:1:22: \/robots\/pad\/to is not a size/],
+    ['robots: { status: 99 }\n', /site\.yaml:1:19: robots\.status must be >= 200/],
+    ['robots: { lineEnds: lfcr }\n', /site\.yaml:1:21: robots\.lineEnds must be one of "lf", "crlf", "cr"/],
+    ['robots: { colour: red }\n', /site\.yaml:1:11: robots has an unknown field "colour"/],
+    ['robots: { pad: { to: lots } }\n', /site\.yaml:1:22: robots\.pad\.to "lots" must be a size/],
     ['robots: { pad: { to: 1GB } }\n', /site\.yaml:1:22: pad\.to is larger than 16MiB/],
     ['robots: { redirect: { origin: cdn } }\n', /site\.yaml:1:31: no origin named "cdn"/],
     ['robots: redirect-offsite\n', /site\.yaml:1:9: no origin named "offsite"/],
-    ['robots: { redirect: { hops: 21 } }\n', /site\.yaml:1:29: \/robots\/redirect\/hops must be <= 20/],
+    ['robots: { redirect: { hops: 21 } }\n', /site\.yaml:1:29: robots\.redirect\.hops must be <= 20/],
     ['robots: { redirect: { hops: 2 }, status: 301 }\n', /site\.yaml:1:42: a redirect sets its own status/],
     ['robots: { fault: reset, redirect: { hops: 2 } }\n', /site\.yaml:1:18: give a redirect or a fault, not both/],
-    ['robots: { expires: soon }\n', /site\.yaml:1:20: \/robots\/expires is not a duration/],
-    ['robots: { retryAfter: later }\n', /site\.yaml:1:23: \/robots\/retryAfter must be seconds, or date:\+N/],
+    ['robots: { expires: soon }\n', /site\.yaml:1:20: robots\.expires "soon" must be a duration/],
+    ['robots: { retryAfter: later }\n', /site\.yaml:1:23: robots\.retryAfter "later" must be seconds, or date:\+N/],
     ['robots: basic\nroutes:\n  - path: /robots.txt\n', /site\.yaml:1:9: origin "main" has a route for \/robots\.txt and a robots setting: keep one/],
     ['robots: basic\norigins:\n  - name: main\n', /site\.yaml:1:1: give either "origins", or "routes", "catalogue" and "robots"/],
     ['origins:\n  - name: main\n  - name: dead\n    connect: hang\n    robots: basic\n', /site\.yaml:5:13: origin "dead" never accepts a connection .* drop its robots/]
@@ -68,9 +68,9 @@ t.test('a bad robots: entry is rejected with file, line, column and the rule it 
 })
 
 t.test('robots: belongs to an origin or the single-origin site, nowhere else', async t => {
-  t.match(errorOf('routes:\n  - path: /a\n    robots: basic\n').message, /site\.yaml:3:5: \/routes\/0 has an unknown property "robots"/)
-  t.match(errorOf('routes:\n  - path: /a\n    sequence: [{ status: 503, robots: basic }]\n').message, /has an unknown property "robots"/)
-  t.match(errorOf('routes:\n  - path: /a\n    redirect: { to: /b, robots: basic }\n').message, /has an unknown property "robots"/)
+  t.match(errorOf('routes:\n  - path: /a\n    robots: basic\n').message, /site\.yaml:3:5: routes\[0\] has an unknown field "robots"/)
+  t.match(errorOf('routes:\n  - path: /a\n    sequence: [{ status: 503, robots: basic }]\n').message, /has an unknown field "robots"/)
+  t.match(errorOf('routes:\n  - path: /a\n    redirect: { to: /b, robots: basic }\n').message, /has an unknown field "robots"/)
 })
 
 t.test('the site file of README.md\'s robots.txt section parses and serves what its comments say', async t => {

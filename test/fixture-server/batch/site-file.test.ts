@@ -38,12 +38,12 @@ t.test('a well-formed site file parses into its definition', async t => {
 t.test('a value outside its enum is rejected with file, line, column and the allowed values', async t => {
   const e = errorOf('routes:\n  - path: /a\n    etag: sha1\n')
   t.equal(e.code, 'WEBKRAB_ERR_BAD_SITE')
-  t.match(e.message, /site\.yaml:3:11: \/routes\/0\/etag must be one of "hash", "version", "weak", "churn", "frozen", "none"/)
+  t.match(e.message, /site\.yaml:3:11: routes\[0\]\.etag must be one of "hash", "version", "weak", "churn", "frozen", "none"/)
 })
 
 t.test('an unknown property is reported at its key', async t => {
   const e = errorOf('origins:\n  - name: main\n    routes:\n      - path: /a\n        colour: red\n')
-  t.match(e.message, /site\.yaml:5:9: \/origins\/0\/routes\/0 has an unknown property "colour"/)
+  t.match(e.message, /site\.yaml:5:9: origins\[0\]\.routes\[0\] has an unknown field "colour"/)
 })
 
 t.test('broken YAML is WEBKRAB_ERR_BAD_YAML with the position the parser found', async t => {
@@ -87,12 +87,12 @@ t.test('a definition made in code is checked like a site file, naming the JSON p
 
 t.test('a value that breaks a pattern is explained in the site file\'s own terms, not as a regular expression', async t => {
   const cases: Array<[string, RegExp]> = [
-    ['routes:\n  - path: /a\n    changes: { every: soon }\n', /site\.yaml:3:23: \/routes\/0\/changes\/every is not a duration \(500ms, 30s/],
-    ['origins:\n  - name: main\n    skew: sideways\n', /site\.yaml:3:11: \/origins\/0\/skew is not a duration .*-5m/],
-    ['routes:\n  - path: /a\n    body: { size: huge }\n', /site\.yaml:3:19: \/routes\/0\/body\/size is not a size \(1024, 20KB, 512KiB\)/],
-    ['origins:\n  - name: Main\n', /site\.yaml:2:11: \/origins\/0\/name must be lower-case letters, digits and dashes/],
-    ['routes:\n  - path: a\n', /site\.yaml:2:11: \/routes\/0\/path must be a path starting with \//],
-    ['routes:\n  - path: /a\n    sequence: [{ status: 429, retryAfter: soon }]\n', /site\.yaml:3:43: \/routes\/0\/sequence\/0\/retryAfter must be seconds, or date:\+N/]
+    ['routes:\n  - path: /a\n    changes: { every: soon }\n', /site\.yaml:3:23: routes\[0\]\.changes\.every "soon" must be a duration \(500ms, 30s/],
+    ['origins:\n  - name: main\n    skew: sideways\n', /site\.yaml:3:11: origins\[0\]\.skew "sideways" must be a duration .*-5m/],
+    ['routes:\n  - path: /a\n    body: { size: huge }\n', /site\.yaml:3:19: routes\[0\]\.body\.size "huge" must be a size \(1024, 20KB, 512KiB\)/],
+    ['origins:\n  - name: Main\n', /site\.yaml:2:11: origins\[0\]\.name "Main" must be lower-case letters, digits and dashes/],
+    ['routes:\n  - path: a\n', /site\.yaml:2:11: routes\[0\]\.path "a" must be a path starting with \//],
+    ['routes:\n  - path: /a\n    sequence: [{ status: 429, retryAfter: soon }]\n', /site\.yaml:3:43: routes\[0\]\.sequence\[0\]\.retryAfter "soon" must be seconds, or date:\+N/]
   ]
   for (const [text, message] of cases) {
     const e = errorOf(text)
@@ -106,7 +106,7 @@ t.test('an origin that never accepts a connection cannot be the first one, serve
   t.match(errorOf('origins:\n  - name: main\n    connect: hang\n  - name: b\n').message, /site\.yaml:3:14: origin "main" is the first \(main\) origin.*cannot hang/)
   t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: hang\n    routes: [{ path: /a }]\n').message, /site\.yaml:4:14: origin "dark" never accepts a connection \(connect: hang\), so it serves nothing: drop its routes/)
   t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: hang\n    catalogue: true\n').message, /drop its catalogue/)
-  t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: later\n').message, /site\.yaml:4:14: \/origins\/1\/connect must be one of "accept", "hang"/)
+  t.match(errorOf('origins:\n  - name: main\n  - name: dark\n    connect: later\n').message, /site\.yaml:4:14: origins\[1\]\.connect must be one of "accept", "hang"/)
   const site = parseSiteYaml('origins:\n  - name: main\n    routes: [{ path: /a, redirect: { to: /x, origin: dark } }]\n  - name: dark\n    connect: hang\n', 'site.yaml')
   t.equal(site.origins?.[1].connect, 'hang', 'a redirect may lead to it')
 })
