@@ -94,6 +94,7 @@ const ATTENTION_STYLE: Record<AttentionKind, (c: ChalkInstance) => (t: string) =
   failed: c => c.red,
   'needs-operator': c => c.magenta,
   deferred: c => c.yellow,
+  'disallowed-by-robots': c => c.cyan,
   churning: c => c.yellow,
   'future-last-modified': c => c.yellow,
   'same-second': c => c.yellow

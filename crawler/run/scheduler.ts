@@ -97,6 +97,8 @@ interface OriginState<J> {
   lastStartMs: number
   deferral: OriginDeferral | null
   stopped: string | null
+  /** The origin's own least gap between starts (a robots.txt Crawl-delay); the larger of it and the run's applies. */
+  politenessMs: number
 }
 
 type Phase = 'idle' | 'running' | 'draining' | 'done'
@@ -229,6 +231,12 @@ export class Scheduler<J> {
     this.kick()
   }
 
+  /** Sets the origin's own least time between two job starts (a Crawl-delay); the run's politeness delay still applies when longer. */
+  setPoliteness (origin: string, delayMs: number): void {
+    this.stateOf(origin).politenessMs = Math.max(0, delayMs)
+    this.kick()
+  }
+
   /** Lowers an origin's concurrency by one, or to `to`; never below 1. Returns the new limit. */
   lowerConcurrency (origin: string, to?: number): number {
     const state = this.stateOf(origin)
@@ -312,7 +320,7 @@ export class Scheduler<J> {
   private stateOf (origin: string): OriginState<J> {
     let state = this.origins.get(origin)
     if (state === undefined) {
-      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null }
+      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null, politenessMs: 0 }
       this.origins.set(origin, state)
     }
     return state
@@ -321,7 +329,7 @@ export class Scheduler<J> {
   /** The earliest time the origin may start its next job, ignoring its concurrency limit. */
   private readyAt (state: OriginState<J>): number {
     const jobAt = state.queue.length > 0 ? Number.NEGATIVE_INFINITY : (state.delayed[0]?.notBefore ?? Number.POSITIVE_INFINITY)
-    return Math.max(jobAt, state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + this.politenessMs)
+    return Math.max(jobAt, state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + Math.max(this.politenessMs, state.politenessMs))
   }
 
   /** Starts every job that may start now, round-robin across origins; returns when the next waiting origin becomes ready. */
