@@ -329,7 +329,7 @@ class CrawlRun {
       scheduler.setPoliteness(origin, delay.delayMs)
       decision = decide()
       if (decision.action === 'allow') {
-        scheduler.add(origin, task)
+        scheduler.add(origin, task, { front: true })
         return false
       }
     }
@@ -345,8 +345,8 @@ class CrawlRun {
       const known = this.deferrals.get(origin)
       if (known === undefined || known.untilMs < untilMs) this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal })
     }
-    // read again, or deferred: the task waits in line for the origin
-    scheduler.add(origin, task)
+    // read again, or deferred: the task waits in its place for the origin
+    scheduler.add(origin, task, { front: true })
     return false
   }
 

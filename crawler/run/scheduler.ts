@@ -83,6 +83,8 @@ export interface SchedulerResult<J> {
 export interface AddOptions {
   /** The job may not start before this time (a retry's `atMs`). */
   notBefore?: number
+  /** Queue it first rather than last: a job that gave its turn to another request (robots.txt) keeps its place. */
+  front?: boolean
 }
 
 interface Timed<J> { job: J, notBefore: number }
@@ -201,6 +203,8 @@ export class Scheduler<J> {
     if (notBefore > this.clock.now()) {
       const at = state.delayed.findIndex(d => d.notBefore > notBefore)
       state.delayed.splice(at === -1 ? state.delayed.length : at, 0, { job, notBefore })
+    } else if (options.front === true) {
+      state.queue.unshift(job)
     } else {
       state.queue.push(job)
     }
