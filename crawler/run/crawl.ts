@@ -343,7 +343,18 @@ class CrawlRun {
       const record = this.robots.recordOf(origin)
       const signal = record?.header ?? `robots.txt ${record?.status === null || record === null ? 'network error' : String(record.status)}`
       const known = this.deferrals.get(origin)
-      if (known === undefined || known.untilMs < untilMs) this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal })
+      if (this.deadlineMs === null && !this.deferredBeyondRun.has(origin)) {
+        // a run without a deadline does not sit out robots.txt's backoff (a minute and more, for an
+        // origin that is down, and longer each time): the origin's work ends deferred, and a later
+        // run reads robots.txt again once the wait is over
+        const d = { untilMs, reason: decision.reason, signal }
+        this.deferrals.set(origin, d)
+        this.deferredBeyondRun.add(origin)
+        this.emitDeferral(origin, d, [], false)
+        scheduler.stopOrigin(origin, decision.reason)
+      } else if (known === undefined || known.untilMs < untilMs) {
+        this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal })
+      }
     }
     // read again, or deferred: the task waits in its place for the origin
     scheduler.add(origin, task, { front: true })

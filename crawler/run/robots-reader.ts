@@ -47,12 +47,27 @@ export interface RobotsReadContext {
 export class RobotsReader {
   private readonly records = new Map<string, RobotsRecord>()
   private readonly reading = new Map<string, Promise<RobotsRecord>>()
+  /** Origins whose stored record was looked at. */
+  private readonly looked = new Set<string>()
 
   constructor (private readonly deps: RobotsReaderDeps) {}
 
-  /** What this run has read of the origin's robots.txt; null before the first read. */
+  /**
+   * What this run knows of the origin's robots.txt; null before the first read. An
+   * earlier run's record counts only while it says the file is unreachable and its wait
+   * is not over: the backoff holds across runs, and a run that starts within it does not
+   * ask an origin in trouble again.
+   */
   recordOf (origin: string): RobotsRecord | null {
-    return this.records.get(origin) ?? null
+    const known = this.records.get(origin)
+    if (known !== undefined) return known
+    if (this.looked.has(origin)) return null
+    this.looked.add(origin)
+    const stored = this.deps.store.robotsRecord(origin)
+    if (stored?.access !== 'disallow-all' || stored.readAgainAt <= this.deps.clocks.now(origin)) return null
+    this.records.set(origin, stored)
+    this.emitRecord(origin, stored)
+    return stored
   }
 
   /** The Crawl-delay the origin's record asks of this crawler, as the options allow. */
@@ -107,11 +122,15 @@ export class RobotsReader {
       const record = step.record
       this.records.set(origin, record)
       deps.store.saveRobotsRecord(record, Date.now())
-      const delay = robotsCrawlDelayMs(record, deps.opts.productToken, { mode: deps.opts.crawlDelay, capMs: deps.opts.maxCrawlDelayMs })
-      const robots: OriginRobots = { access: record.access, reason: record.reason, crawlDelay: delay.rule === null ? null : delay.reason }
-      deps.emit({ type: 'robots', origin, robots })
+      this.emitRecord(origin, record)
       return record
     }
+  }
+
+  private emitRecord (origin: string, record: RobotsRecord): void {
+    const delay = this.crawlDelayOf(origin)
+    const robots: OriginRobots = { access: record.access, reason: record.reason, crawlDelay: delay.rule === null ? null : delay.reason }
+    this.deps.emit({ type: 'robots', origin, robots })
   }
 
   private emitExchange (url: string, headers: Record<string, string>, conditional: boolean, result: FetchResult, startMs: number): void {
