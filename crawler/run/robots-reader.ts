@@ -120,6 +120,9 @@ export class RobotsReader {
         continue
       }
       const record = step.record
+      // a read the run's end cut short (its deadline, an interruption) says nothing of the
+      // origin: it is neither kept nor stored, so the next run does not back off for it
+      if (context.runSignal.aborted) return record
       this.records.set(origin, record)
       deps.store.saveRobotsRecord(record, Date.now())
       this.emitRecord(origin, record)
@@ -162,5 +165,7 @@ export class RobotsReader {
  */
 function answerOf (result: FetchResult, body: Buffer): RobotsAnswer {
   if (result.status === null || result.error !== null) return { kind: 'network-error', error: result.error?.message ?? 'no response' }
-  return { kind: 'response', status: result.status, headers: result.headers, body }
+  // cut short of the parsing limit (by --max-body-bytes): the line the cut fell in is not the line written
+  const whole = result.complete || body.length >= ROBOTS_PARSING_LIMIT_BYTES ? body : body.subarray(0, body.lastIndexOf(0x0a) + 1)
+  return { kind: 'response', status: result.status, headers: result.headers, body: whole }
 }
