@@ -149,6 +149,9 @@ export interface CrawlOptions {
   'response-timeout'?: string
   'idle-timeout'?: string
   'politeness-delay'?: string
+  robots?: 'obey' | 'ignore'
+  'crawl-delay'?: 'honour' | 'ignore'
+  'max-crawl-delay'?: string
   /** Origin names (`main`, `offsite`) or URLs. */
   scope?: string[]
 }

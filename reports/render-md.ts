@@ -30,7 +30,9 @@ export function renderMarkdown (untrusted: FetchReport): string {
     ['retries', formatCount(r.retries)],
     ['conditional', formatCount(r.conditional)],
     ['answered 304', formatCount(r.notModified)],
-    ['unconditional', formatCount(r.unconditional)]
+    ['unconditional', formatCount(r.unconditional)],
+    // robots.txt reads are counted apart from the resources' requests above
+    ...(r.robots === undefined ? [] : [['robots.txt reads', formatCount(r.robots)]])
   ], ['left', 'right']), '')
 
   const b = s.bytes

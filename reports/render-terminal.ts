@@ -48,7 +48,7 @@ export function renderTerminal (untrusted: FetchReport, options: TerminalOptions
     (r.retries > 0 ? c.yellow : plain)(`${formatCount(r.retries)} ${r.retries === 1 ? 'retry' : 'retries'}`),
     `${formatCount(r.conditional)} conditional (${c.green(`${formatCount(r.notModified)} answered 304`)})`,
     `${formatCount(r.unconditional)} unconditional`
-  ].join(', '))
+  ].join(', ') + ((r.robots ?? 0) > 0 ? `; and ${formatCount(r.robots ?? 0)} robots.txt ${r.robots === 1 ? 'read' : 'reads'}` : ''))
 
   const b = s.bytes
   head('Bytes', `${formatCount(b.received)} B received (${formatBytes(b.received)}), ${formatCount(b.decompressed)} B decompressed, ` +
@@ -94,6 +94,7 @@ const ATTENTION_STYLE: Record<AttentionKind, (c: ChalkInstance) => (t: string) =
   failed: c => c.red,
   'needs-operator': c => c.magenta,
   deferred: c => c.yellow,
+  'disallowed-by-robots': c => c.cyan,
   churning: c => c.yellow,
   'future-last-modified': c => c.yellow,
   'same-second': c => c.yellow

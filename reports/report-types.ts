@@ -27,6 +27,7 @@ export type Outcome =
   | 'out-of-scope'
   | 'not-retained'
   | 'skipped' // not requested this run: the revisit planner (`--plan`) gave it no slot; the reason says why
+  | 'disallowed-by-robots' // not requested: the origin's robots.txt disallows it (RFC 9309); the reason quotes the rule's line
 
 export type ValidatorQuality = 'ok' | 'churning' | 'future-last-modified' | 'same-second' | 'absent'
 
@@ -38,7 +39,8 @@ export type DecisionAction =
   | 'reuse' // fresh by RFC 9111: no request at all
   | 'skip' // not requested at all this run (deferred origin, out of scope, budget, not planned)
 
-export type RequestKind = 'initial' | 'retry' | 'redirect'
+/** `robots`: a read of an origin's robots.txt (RFC 9309), counted apart from the resources' requests. */
+export type RequestKind = 'initial' | 'retry' | 'redirect' | 'robots'
 
 export interface Budgets {
   maxDurationMs: number | null
@@ -76,6 +78,12 @@ export interface RunSummary {
     headers: Record<string, string>
     /** `--plan-budget`: requests per origin per day under the revisit planner; null or absent without one. */
     planBudget?: number | null
+    /** `--robots obey|ignore`; absent in reports that predate it. */
+    robots?: 'obey' | 'ignore'
+    /** `--crawl-delay honour|ignore`; absent in reports that predate it. */
+    crawlDelay?: 'honour' | 'ignore'
+    /** `--max-crawl-delay`; absent in reports that predate it. */
+    maxCrawlDelayMs?: number
   }
   seeds: string[]
   store: string | null
@@ -93,6 +101,12 @@ export interface RequestCounts {
   unconditional: number
   /** Requests by response status ("200", "304", "429", "error"). */
   byStatus: Record<string, number>
+  /**
+   * Reads of robots.txt (RFC 9309), redirect hops included: not in `total` or the counts
+   * above, which are the resources' requests; their exchanges have kind `robots`. Absent
+   * in reports that predate it.
+   */
+  robots?: number
 }
 
 export interface ByteCounts {
@@ -122,6 +136,17 @@ export interface OriginSummary {
   deferral: Deferral | null
   /** Set when this origin's work stopped for the run (repeated timeouts, ...). */
   stopped: string | null
+  /** What the origin's robots.txt said last in the run (RFC 9309); null or absent when it was not read. */
+  robots?: OriginRobots | null
+}
+
+export interface OriginRobots {
+  /** `rules` (a file was read), `allow-all` (unavailable: a 4xx) or `disallow-all` (unreachable: a 5xx or network error). */
+  access: 'rules' | 'allow-all' | 'disallow-all'
+  /** Why, citing the status, the header that set its lifetime and RFC 9309. */
+  reason: string
+  /** The Crawl-delay kept between requests to the origin, and why; null when none applies. */
+  crawlDelay: string | null
 }
 
 export interface Validator {

@@ -51,7 +51,7 @@ export interface ReusedResult {
   reason: string
 }
 
-export type AttentionKind = Extract<Outcome, 'incomplete' | 'deferred' | 'needs-operator' | 'failed'> |
+export type AttentionKind = Extract<Outcome, 'incomplete' | 'deferred' | 'needs-operator' | 'failed' | 'disallowed-by-robots'> |
 Extract<ValidatorQuality, 'churning' | 'future-last-modified' | 'same-second'>
 
 export interface AttentionItem {
@@ -60,7 +60,8 @@ export interface AttentionItem {
   reason: string
 }
 
-const ATTENTION_OUTCOMES = new Set<string>(['incomplete', 'deferred', 'needs-operator', 'failed'])
+// a URL robots.txt disallowed is listed with its rule: the operator may have meant to crawl it
+const ATTENTION_OUTCOMES = new Set<string>(['incomplete', 'deferred', 'needs-operator', 'failed', 'disallowed-by-robots'])
 const ATTENTION_QUALITIES = new Set<string>(['churning', 'future-last-modified', 'same-second'])
 
 export function summarizeReport (report: FetchReport): ReportSummary {

@@ -27,6 +27,9 @@ export interface ReferenceCrawlOptions {
   responseTimeoutMs?: number
   idleTimeoutMs?: number
   politenessDelayMs?: number
+  robots?: 'obey' | 'ignore'
+  crawlDelay?: 'honour' | 'ignore'
+  maxCrawlDelayMs?: number
   scope?: string[]
 }
 
@@ -53,6 +56,9 @@ export function toCrawlOptions (req: StepRequest, store: string, report: string)
   if (o['response-timeout'] !== undefined) out.responseTimeoutMs = parseDuration(str('response-timeout'), 'response-timeout')
   if (o['idle-timeout'] !== undefined) out.idleTimeoutMs = parseDuration(str('idle-timeout'), 'idle-timeout')
   if (o['politeness-delay'] !== undefined) out.politenessDelayMs = parseDuration(str('politeness-delay'), 'politeness-delay')
+  if (o.robots !== undefined) out.robots = str('robots') as ReferenceCrawlOptions['robots']
+  if (o['crawl-delay'] !== undefined) out.crawlDelay = str('crawl-delay') as ReferenceCrawlOptions['crawlDelay']
+  if (o['max-crawl-delay'] !== undefined) out.maxCrawlDelayMs = parseDuration(str('max-crawl-delay'), 'max-crawl-delay')
   if (Array.isArray(o.scope)) out.scope = o.scope
   return out
 }

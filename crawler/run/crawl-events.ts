@@ -1,4 +1,4 @@
-import type { Budgets, Deferral, Exchange, ResourceReport, RunSummary, StoppedBy } from '../../reports/report-types.js'
+import type { Budgets, Deferral, Exchange, OriginRobots, ResourceReport, RunSummary, StoppedBy } from '../../reports/report-types.js'
 
 /**
  * What a run tells the world as it goes: progress for a caller (`onEvent`), and
@@ -38,6 +38,12 @@ export type CrawlEvent =
     deferral: Deferral
     urls: string[]
     pending: boolean
+  }
+  | {
+    /** An origin's robots.txt was read (or found unreadable): what it means for the origin. */
+    type: 'robots'
+    origin: string
+    robots: OriginRobots
   }
   | {
     /** An origin's work stopped for this run (repeated timeouts). */

@@ -54,6 +54,9 @@ export const CRAWL_OPTION_TABLE = [
   { option: 'responseTimeoutMs', flag: 'response-timeout', arg: '<duration>', value: 'duration', help: 'give up on a response whose head, or whole, takes longer than this', scenario: true, report: { budgets: 'responseTimeoutMs' } },
   { option: 'idleTimeoutMs', flag: 'idle-timeout', arg: '<duration>', value: 'duration', help: 'give up on a body that goes this long without a byte (default 30s, at most the response timeout)', scenario: true, report: { budgets: 'idleTimeoutMs' } },
   { option: 'politenessDelayMs', flag: 'politeness-delay', arg: '<duration>', value: 'duration', help: 'at least this long between two request starts on one origin (default 0)', scenario: true, report: { budgets: 'politenessDelayMs' } },
+  { option: 'robots', flag: 'robots', arg: '<mode>', value: 'choice', choices: ['obey', 'ignore'], help: 'robots.txt (RFC 9309): obey reads it before anything else of an origin and keeps to it; ignore never reads it (default obey)', scenario: true, report: { options: 'robots' } },
+  { option: 'crawlDelay', flag: 'crawl-delay', arg: '<mode>', value: 'choice', choices: ['honour', 'ignore'], help: 'a robots.txt Crawl-delay (not part of RFC 9309): honour keeps it between request starts on the origin, up to --max-crawl-delay (default honour)', scenario: true, report: { options: 'crawlDelay' } },
+  { option: 'maxCrawlDelayMs', flag: 'max-crawl-delay', arg: '<duration>', value: 'duration', help: 'the longest Crawl-delay honoured (default 60s)', scenario: true, report: { options: 'maxCrawlDelayMs' } },
   { option: 'scope', flag: 'scope', arg: '<origin...>', value: 'origins', help: 'origins the crawl may request (default: the seeds\' origins)', scenario: true, report: { budgets: 'scope' } }
 ] as const satisfies readonly CrawlOptionRow[]
 

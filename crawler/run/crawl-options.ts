@@ -49,6 +49,12 @@ export interface CrawlOptions {
   politenessDelayMs?: number
   /** Origins the crawl may request; default: the origins of the seed URLs. */
   scope?: string[]
+  /** `obey` (default): robots.txt is read before any other request to an origin and kept to (RFC 9309); `ignore`: never read. */
+  robots?: RobotsMode
+  /** `honour` (default): a robots.txt Crawl-delay, which RFC 9309 does not define, is kept between request starts on its origin. */
+  crawlDelay?: CrawlDelayMode
+  /** The longest Crawl-delay honoured (default 60 s). */
+  maxCrawlDelayMs?: number
   /** Progress and report building. */
   onEvent?: (event: CrawlEvent) => void
   signal?: AbortSignal
@@ -70,6 +76,11 @@ export interface ResolvedOptions {
   planBudget: number | null
   /** Weight per URL (normalised), for the planner. */
   importance: Record<string, number>
+  robots: RobotsMode
+  crawlDelay: CrawlDelayMode
+  maxCrawlDelayMs: number
+  /** The product token robots.txt groups are chosen by: the User-Agent's part before its first `/` (RFC 9309 section 2.2.1). */
+  productToken: string
   budgets: Budgets & { maxAttempts: number, maxRedirects: number, concurrency: number, perOriginConcurrency: number, connectTimeoutMs: number, responseTimeoutMs: number, idleTimeoutMs: number, politenessDelayMs: number }
   onEvent: ((event: CrawlEvent) => void) | null
   signal: AbortSignal | null
@@ -77,6 +88,11 @@ export interface ResolvedOptions {
 
 /** The body idle timeout when none is set: a stall is given up on well before a slow but moving download. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000
+
+export type RobotsMode = 'obey' | 'ignore'
+export type CrawlDelayMode = 'honour' | 'ignore'
+/** The longest Crawl-delay honoured when none is set: a file cannot stall a crawl by asking for an hour between requests. */
+export const DEFAULT_MAX_CRAWL_DELAY_MS = 60_000
 
 export const DEFAULT_USER_AGENT = `webkrab/${version} (reference crawler)`
 export const DEFAULT_ACCEPT_ENCODING = 'gzip, deflate, br'
@@ -105,6 +121,18 @@ const RESERVED_HEADERS: Record<string, string> = {
   // RFC 9110 section 10.1.1: Expect: 100-continue is for a request with content to send
   expect: 'a GET has no content to send after a 100 (Continue)'
 }
+
+/**
+ * The product token of a User-Agent: its part before the first `/` (RFC 9110 section 10.1.5:
+ * product = token ["/" product-version]), which is what robots.txt user-agent lines name
+ * (RFC 9309 section 2.2.1: "Crawlers MUST use case-insensitive matching to find the group
+ * that matches the product token").
+ */
+export function productTokenOfUserAgent (userAgent: string): string {
+  return userAgent.trim().split(/[/\s]/)[0] ?? ''
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
 /**
  * A seed URL as the crawler asks it (without its fragment), or a WEBKRAB_ERR_BAD_URL
@@ -225,6 +253,11 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     politenessDelayMs: amount('politeness-delay', o.politenessDelayMs) ?? 0,
     scope
   }
+  const robots = o.robots ?? 'obey'
+  if (!['obey', 'ignore'].includes(robots)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--robots must be obey or ignore, not ${JSON.stringify(robots)}`)
+  const crawlDelay = o.crawlDelay ?? 'honour'
+  if (!['honour', 'ignore'].includes(crawlDelay)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--crawl-delay must be honour or ignore, not ${JSON.stringify(crawlDelay)}`)
+  const maxCrawlDelayMs = Math.min(amount('max-crawl-delay', o.maxCrawlDelayMs) ?? DEFAULT_MAX_CRAWL_DELAY_MS, MAX_TIMER_MS)
   const userAgent = agent ?? (Object.hasOwn(headers, 'user-agent') ? headers['user-agent'] : DEFAULT_USER_AGENT)
   const requestHeaders: Record<string, string> = {
     accept: '*/*',
@@ -244,6 +277,10 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     plan: o.plan === true || planBudget !== null || o.importance !== undefined,
     planBudget,
     importance,
+    robots,
+    crawlDelay,
+    maxCrawlDelayMs,
+    productToken: productTokenOfUserAgent(userAgent),
     budgets,
     onEvent: o.onEvent ?? null,
     signal: o.signal ?? null

@@ -20,6 +20,8 @@ import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
 import { Store } from '../store/store.js'
+import { RobotsReader } from './robots-reader.js'
+import { decideRobots } from '../policy/robots-decision.js'
 import type { StoredRecord } from '../store/stored-record.js'
 
 /**
@@ -96,6 +98,8 @@ class CrawlRun {
   private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
   /** The options answer routing reads: the same for every answer of the run. */
   private readonly routeOptions: RunSnapshot['options']
+  /** Each origin's robots.txt (RFC 9309), read before anything else of it under --robots obey. */
+  private readonly robots: RobotsReader
 
   constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
@@ -105,6 +109,15 @@ class CrawlRun {
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
     this.clocks = new OriginClocks(store.originClocks())
     this.planning = opts.plan ? PlanRun.open(store, opts, this.clocks) : null
+    this.robots = new RobotsReader({
+      fetcher: this.fetcher,
+      store,
+      clocks: this.clocks,
+      opts,
+      emit: this.emit,
+      nextSeq: () => ++this.seq,
+      sinceStartMs: () => Math.round(this.clock.now() - this.startedMs)
+    })
     this.routeOptions = { retain: opts.retain, change: opts.change, maxAttempts: b.maxAttempts, maxRedirects: b.maxRedirects, maxDurationMs: b.maxDurationMs, scope: b.scope, requestContext: opts.headers }
   }
 
@@ -116,7 +129,7 @@ class CrawlRun {
       seeds: opts.urls,
       store: opts.store,
       budgets: opts.budgets,
-      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget }
+      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs }
     })
     const onAbort = (): void => {
       this.stopRun('the run was interrupted', 'interrupted')
@@ -248,6 +261,7 @@ class CrawlRun {
   /** One request for a task, and what follows from its answer. */
   private async attempt (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
     const { origin } = context
+    if (this.opts.robots === 'obey' && !(await this.robotsAllow(task, context, scheduler))) return
     // under --plan, a request beyond the origin's daily budget is not made
     const refused = this.planning?.admit(task, origin) ?? null
     if (refused !== null) {
@@ -301,6 +315,55 @@ class CrawlRun {
       // the task may have moved on to a redirect's target by now: the exchange is about `url`
       this.emitExchange(seq, url, origin, kind, conditional, headers, result, startMs, savedBytes)
     }
+  }
+
+  /**
+   * Whether robots.txt lets the task's request go now (RFC 9309). When robots.txt must
+   * be read first, this job reads it and the task goes back in line, so the politeness
+   * delay (and a Crawl-delay) holds between the read and the page; a disallowed URL
+   * ends `disallowed-by-robots` with the rule; an unreachable robots.txt defers the
+   * whole origin until it is read again.
+   */
+  private async robotsAllow (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<boolean> {
+    const { origin } = context
+    const decide = (): ReturnType<typeof decideRobots> => decideRobots({ record: this.robots.recordOf(origin), url: task.url, productToken: this.opts.productToken, serverNowMs: this.serverNow(origin), mode: 'obey' })
+    let decision = decide()
+    if (decision.action === 'read-robots') {
+      await this.robots.read(origin, context)
+      const delay = this.robots.crawlDelayOf(origin)
+      scheduler.setPoliteness(origin, delay.delayMs)
+      decision = decide()
+      if (decision.action === 'allow') {
+        scheduler.add(origin, task, { front: true })
+        return false
+      }
+    }
+    if (decision.action === 'allow') return true
+    if (decision.action === 'disallow') {
+      this.finish(task, { outcome: 'disallowed-by-robots', reason: `not requested: ${decision.reason}`, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
+      return false
+    }
+    if (decision.action === 'defer') {
+      const untilMs = this.clock.now() + Math.max(0, decision.until - this.serverNow(origin))
+      const record = this.robots.recordOf(origin)
+      const signal = record?.header ?? `robots.txt ${record?.status === null || record === null ? 'network error' : String(record.status)}`
+      const known = this.deferrals.get(origin)
+      if (this.deadlineMs === null && !this.deferredBeyondRun.has(origin)) {
+        // a run without a deadline does not sit out robots.txt's backoff (a minute and more, for an
+        // origin that is down, and longer each time): the origin's work ends deferred, and a later
+        // run reads robots.txt again once the wait is over
+        const d = { untilMs, reason: decision.reason, signal }
+        this.deferrals.set(origin, d)
+        this.deferredBeyondRun.add(origin)
+        this.emitDeferral(origin, d, [], false)
+        scheduler.stopOrigin(origin, decision.reason)
+      } else if (known === undefined || known.untilMs < untilMs) {
+        this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal })
+      }
+    }
+    // read again, or deferred: the task waits in its place for the origin
+    scheduler.add(origin, task, { front: true })
+    return false
   }
 
   /** The run as routeAnswer sees it when an answer for `origin` arrives. */

@@ -1,7 +1,7 @@
 import { version } from '../../common/version.js'
 import {
   REPORT_SCHEMA, type Budgets, type Deferral, type DeferredEntry, type Exchange, type FetchReport, type IncompleteEntry,
-  type OriginSummary, type ResourceReport, type RunSummary, type StoppedBy
+  type OriginRobots, type OriginSummary, type ResourceReport, type RunSummary, type StoppedBy
 } from '../../reports/report-types.js'
 import type { CrawlEvent } from './crawl-events.js'
 
@@ -26,6 +26,7 @@ export class ReportBuilder {
   private readonly deferred = new Map<string, DeferredEntry>()
   private readonly originDeferral = new Map<string, Deferral>()
   private readonly stopped = new Map<string, string>()
+  private readonly robots = new Map<string, OriginRobots>()
 
   /** Feeds one event (pass this as, or from, `onEvent`). */
   add (event: CrawlEvent): void {
@@ -58,6 +59,9 @@ export class ReportBuilder {
         }
         break
       }
+      case 'robots':
+        this.robots.set(event.origin, event.robots)
+        break
       case 'origin-stopped':
         this.stopped.set(event.origin, event.reason)
         break
@@ -86,7 +90,10 @@ export class ReportBuilder {
     let receivedBodies = 0
     let decompressed = 0
     const originRequests = new Map<string, number>()
+    // robots.txt reads are counted apart: the counts below are the resources' requests
+    const robotsReads = exchanges.filter(x => x.kind === 'robots').length
     for (const x of exchanges) {
+      if (x.kind === 'robots') continue
       const key = x.status === null ? 'error' : String(x.status)
       byStatus[key] = (byStatus[key] ?? 0) + 1
       if (x.conditional) {
@@ -103,7 +110,8 @@ export class ReportBuilder {
       ...this.seeds.map(s => new URL(s).origin),
       ...originRequests.keys(),
       ...this.originDeferral.keys(),
-      ...this.stopped.keys()
+      ...this.stopped.keys(),
+      ...this.robots.keys()
     ])
     const origins: OriginSummary[] = [...originNames].sort().map(origin => {
       const d = this.originDeferral.get(origin)
@@ -111,7 +119,8 @@ export class ReportBuilder {
         origin,
         requests: originRequests.get(origin) ?? 0,
         deferral: d === undefined ? null : { reason: d.reason, signal: d.signal, until: d.until },
-        stopped: this.stopped.get(origin) ?? null
+        stopped: this.stopped.get(origin) ?? null,
+        robots: this.robots.get(origin) ?? null
       }
     })
     const received = receivedHeaders + receivedBodies
@@ -129,13 +138,14 @@ export class ReportBuilder {
         store: this.store
       },
       requests: {
-        total: exchanges.length,
-        initial: exchanges.length - retries,
+        total: exchanges.length - robotsReads,
+        initial: exchanges.length - robotsReads - retries,
         retries,
         conditional,
         notModified,
-        unconditional: exchanges.length - conditional,
-        byStatus
+        unconditional: exchanges.length - robotsReads - conditional,
+        byStatus,
+        robots: robotsReads
       },
       bytes: {
         received,

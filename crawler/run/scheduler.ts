@@ -83,6 +83,8 @@ export interface SchedulerResult<J> {
 export interface AddOptions {
   /** The job may not start before this time (a retry's `atMs`). */
   notBefore?: number
+  /** Queue it first rather than last: a job that gave its turn to another request (robots.txt) keeps its place. */
+  front?: boolean
 }
 
 interface Timed<J> { job: J, notBefore: number }
@@ -97,6 +99,8 @@ interface OriginState<J> {
   lastStartMs: number
   deferral: OriginDeferral | null
   stopped: string | null
+  /** The origin's own least gap between starts (a robots.txt Crawl-delay); the larger of it and the run's applies. */
+  politenessMs: number
 }
 
 type Phase = 'idle' | 'running' | 'draining' | 'done'
@@ -199,6 +203,8 @@ export class Scheduler<J> {
     if (notBefore > this.clock.now()) {
       const at = state.delayed.findIndex(d => d.notBefore > notBefore)
       state.delayed.splice(at === -1 ? state.delayed.length : at, 0, { job, notBefore })
+    } else if (options.front === true) {
+      state.queue.unshift(job)
     } else {
       state.queue.push(job)
     }
@@ -226,6 +232,12 @@ export class Scheduler<J> {
     if (state.stopped !== null) return
     state.stopped = reason
     for (const job of this.takeQueued(state)) this.leftover.push({ job, origin, why: 'origin-stopped', reason, deferral: state.deferral })
+    this.kick()
+  }
+
+  /** Sets the origin's own least time between two job starts (a Crawl-delay); the run's politeness delay still applies when longer. */
+  setPoliteness (origin: string, delayMs: number): void {
+    this.stateOf(origin).politenessMs = Math.max(0, delayMs)
     this.kick()
   }
 
@@ -312,7 +324,7 @@ export class Scheduler<J> {
   private stateOf (origin: string): OriginState<J> {
     let state = this.origins.get(origin)
     if (state === undefined) {
-      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null }
+      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null, politenessMs: 0 }
       this.origins.set(origin, state)
     }
     return state
@@ -321,7 +333,7 @@ export class Scheduler<J> {
   /** The earliest time the origin may start its next job, ignoring its concurrency limit. */
   private readyAt (state: OriginState<J>): number {
     const jobAt = state.queue.length > 0 ? Number.NEGATIVE_INFINITY : (state.delayed[0]?.notBefore ?? Number.POSITIVE_INFINITY)
-    return Math.max(jobAt, state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + this.politenessMs)
+    return Math.max(jobAt, state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + Math.max(this.politenessMs, state.politenessMs))
   }
 
   /** Starts every job that may start now, round-robin across origins; returns when the next waiting origin becomes ready. */

@@ -164,6 +164,21 @@ export const migrations: readonly Migration[] = [
         CREATE INDEX bodies_by_staging ON bodies (staging) WHERE staging IS NOT NULL;
       `)
     }
+  },
+  {
+    version: 5,
+    description: 'each origin\'s robots.txt record (RFC 9309), kept between runs',
+    up: db => {
+      // the record is plain JSON (crawler/policy/robots-fetch.ts RobotsRecord): its rules, its
+      // validators for a conditional read, and the unreachable reads in a row the backoff counts
+      db.exec(`
+        CREATE TABLE robots (
+          origin TEXT PRIMARY KEY,
+          record TEXT NOT NULL,
+          updated_at_ms INTEGER NOT NULL
+        );
+      `)
+    }
   }
 ]
 

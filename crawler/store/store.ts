@@ -8,6 +8,7 @@ import { openStoreFile } from './store-open.js'
 import { isStorageFailure, storageError } from './store-failure.js'
 import type { StoreLock } from './store-lock.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
+import type { RobotsRecord } from '../policy/robots-fetch.js'
 
 export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
 
@@ -344,6 +345,25 @@ export class Store {
         for (const [origin, c] of clocks) this.stmts.upsertOrigin.run(origin, Math.round(c.offsetMs), Math.round(c.observedLocalMs))
       })()
     })
+  }
+
+  /** The origin's robots.txt record as the last run left it (plain JSON); null when none, or unreadable. */
+  robotsRecord (origin: string): RobotsRecord | null {
+    const row = this.db.prepare('SELECT record FROM robots WHERE origin = ?').get(origin) as { record: string } | undefined
+    if (row === undefined) return null
+    try {
+      const record = JSON.parse(row.record) as RobotsRecord
+      return record.origin === origin ? record : null
+    } catch {
+      // a record that does not parse is as good as none: robots.txt is read again
+      return null
+    }
+  }
+
+  /** Keeps the origin's robots.txt record for the next run. */
+  saveRobotsRecord (record: RobotsRecord, atMs: number): void {
+    this.db.prepare('INSERT INTO robots (origin, record, updated_at_ms) VALUES (?, ?, ?) ON CONFLICT (origin) DO UPDATE SET record = excluded.record, updated_at_ms = excluded.updated_at_ms')
+      .run(record.origin, JSON.stringify(record), Math.round(atMs))
   }
 
   /** Commits, closes and unlocks the store; throws the storage error that stopped its writes, if one did. */

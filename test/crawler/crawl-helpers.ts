@@ -12,7 +12,11 @@ export interface Bench {
   site: RunningSite
   url: string
   storePath: string
-  crawl: (paths: string[], options?: Partial<CrawlOptions>) => Promise<{ report: FetchReport, journal: JournalEntry[] }>
+  /**
+   * `journal` leaves out the crawler's reads of /robots.txt (as the conformance harness
+   * does, they are its own requests); `robots` has them, for the tests of robots.txt.
+   */
+  crawl: (paths: string[], options?: Partial<CrawlOptions>) => Promise<{ report: FetchReport, journal: JournalEntry[], robots: JournalEntry[] }>
 }
 
 interface TapLike {
@@ -31,7 +35,8 @@ export async function openBench (t: TapLike, store = 'store.sqlite'): Promise<Be
     crawl: async (paths, options = {}) => {
       const since = site.journal.nextSeq
       const report = await crawl({ urls: paths.map(p => p.startsWith('http') ? p : site.url + p), store: storePath, ...options })
-      return { report, journal: site.journal.since(since) }
+      const seen = site.journal.since(since)
+      return { report, journal: seen.filter(e => e.path !== '/robots.txt'), robots: seen.filter(e => e.path === '/robots.txt') }
     }
   }
 }

@@ -25,6 +25,9 @@ const SAMPLE: Record<string, string | number | boolean | string[]> = {
   'response-timeout': '2s',
   'idle-timeout': '500ms',
   'politeness-delay': '300ms',
+  robots: 'ignore',
+  'crawl-delay': 'ignore',
+  'max-crawl-delay': '5s',
   scope: ['http://127.0.0.1:1']
 }
 
@@ -51,4 +54,7 @@ t.test('every crawl option a scenario may set reaches the reference crawler, non
   t.equal(mapped.politenessDelayMs, 300)
   t.equal(mapped.maxBodyBytes, 512 * 1024)
   t.equal(mapped.maxDurationMs, 3000)
+  t.equal(mapped.robots, 'ignore')
+  t.equal(mapped.crawlDelay, 'ignore')
+  t.equal(mapped.maxCrawlDelayMs, 5000)
 })

@@ -104,3 +104,13 @@ t.test('a timeout longer than Node\'s longest timer is held at it, and a crawl w
   t.equal(run.report.resources[0]?.outcome, 'new')
   t.equal(run.journal[0]?.bodyBytes, 50_000)
 })
+
+t.test('--robots and --crawl-delay take their named modes, --max-crawl-delay a duration, and the product token comes from the User-Agent', async t => {
+  const o = resolveCrawlOptions({ urls: [URL1], store: 's', robots: 'ignore', crawlDelay: 'ignore', maxCrawlDelayMs: 5000, userAgent: 'KrabTest/1.2 (+https://example.org)' })
+  t.same([o.robots, o.crawlDelay, o.maxCrawlDelayMs, o.productToken], ['ignore', 'ignore', 5000, 'KrabTest'])
+  const d = resolveCrawlOptions({ urls: [URL1], store: 's' })
+  t.same([d.robots, d.crawlDelay, d.maxCrawlDelayMs, d.productToken], ['obey', 'honour', 60_000, 'webkrab'], 'obey, honour and 60 s by default; the default User-Agent\'s token is webkrab')
+  t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', robots: 'sometimes' as 'obey' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /--robots must be obey or ignore/ })
+  t.throws(() => resolveCrawlOptions({ urls: [URL1], store: 's', crawlDelay: 'obey' as 'honour' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /--crawl-delay must be honour or ignore/ })
+  t.throws(() => crawlOptionsFromFlags([URL1], { ...base, maxCrawlDelay: 'long' }), { code: 'WEBKRAB_ERR_BAD_DURATION', message: /--max-crawl-delay/ })
+})

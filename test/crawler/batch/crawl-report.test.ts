@@ -11,13 +11,14 @@ const MIX = ['/validators/strong', '/validators/churn', '/cache/no-store', '/cac
 t.test('two runs over a mix of paths write reports that pass the schema and agree with the journal', async t => {
   const bench = await openBench(t)
   for (const run of [1, 2]) {
-    const { report, journal } = await bench.crawl(MIX, { maxDecompressedBytes: 1_000_000, headers: { 'Accept-Language': 'de' } })
+    const { report, journal, robots } = await bench.crawl(MIX, { maxDecompressedBytes: 1_000_000, headers: { 'Accept-Language': 'de' } })
     t.equal(validateReport(report), null, `run ${run} passes the schema`)
     t.equal(report.requests.total, journal.length, `run ${run}: one exchange per request the server saw`)
-    t.equal(report.exchanges.length, journal.length)
+    t.equal(report.requests.robots, robots.length, `run ${run}: robots.txt reads are counted apart`)
+    t.equal(report.exchanges.length, journal.length + robots.length)
     for (const x of report.exchanges.filter(x => x.error === null)) {
       const u = new URL(x.url)
-      const sent = journal.find(e => e.url === u.pathname + u.search)
+      const sent = [...journal, ...robots].find(e => e.url === u.pathname + u.search)
       t.same([x.bytes.headers, x.bytes.body], [sent?.headerBytes, sent?.bodyBytes], `run ${run}: ${u.pathname} bytes counted are the bytes the server sent`)
     }
     t.same(resourceFor(report, '/vary/accept-language').requestContext, { 'accept-language': 'de' })

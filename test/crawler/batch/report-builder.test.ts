@@ -59,7 +59,7 @@ t.test('request and byte counts are derived from the exchanges', async t => {
   b.add({ type: 'exchange', exchange: exchange(5, { kind: 'redirect', status: null, error: 'reset', bytes: { headers: 0, body: 0, decompressed: 0 } }), savedBytes: 0 })
   b.add({ type: 'run-end', at: '2026-01-01T00:00:01.000Z', stoppedBy: 'completed', stopReason: 'done' })
   const r = b.build()
-  t.same(r.requests, { total: 5, initial: 4, retries: 1, conditional: 2, notModified: 1, unconditional: 3, byStatus: { 200: 2, 304: 1, 503: 1, error: 1 } })
+  t.same(r.requests, { total: 5, initial: 4, retries: 1, conditional: 2, notModified: 1, unconditional: 3, byStatus: { 200: 2, 304: 1, 503: 1, error: 1 }, robots: 0 })
   t.equal(r.bytes.receivedHeaders, 120 + 100 + 80 + 100)
   t.equal(r.bytes.receivedBodies, 1000 + 20 + 1000)
   t.equal(r.bytes.received, r.bytes.receivedHeaders + r.bytes.receivedBodies)

@@ -194,3 +194,22 @@ t.test('a store of an older schema is migrated in order when opened, and keeps i
   t.equal(record?.etag, '"k"')
   t.equal(record?.changeHistory, null)
 })
+
+t.test('an origin\'s robots.txt record survives closing and reopening the store, and one that does not parse reads as none', async t => {
+  const path = join(t.testdir(), 'robots.sqlite')
+  const record = { origin: 'http://127.0.0.1:1', access: 'disallow-all' as const, rules: null, readAt: 1000, readAgainAt: 61_000, failures: 1, chain: ['http://127.0.0.1:1/robots.txt'], status: 503, reason: 'robots.txt is unreachable (503)', header: null, etag: null, lastModified: null }
+  const store = Store.open(path)
+  t.equal(store.robotsRecord(record.origin), null)
+  store.saveRobotsRecord(record, 1000)
+  store.saveRobotsRecord({ ...record, failures: 2 }, 2000)
+  store.close()
+  const again = Store.open(path)
+  t.same(again.robotsRecord(record.origin), { ...record, failures: 2 }, 'the last record saved is the one kept')
+  again.close()
+  const db = new Database(path)
+  db.prepare('UPDATE robots SET record = ?').run('{not json')
+  db.close()
+  const broken = Store.open(path)
+  t.equal(broken.robotsRecord(record.origin), null, 'robots.txt is then read again')
+  broken.close()
+})
