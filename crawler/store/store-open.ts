@@ -81,6 +81,11 @@ export function tuneForWrites (db: Database.Database, synchronous: 'OFF' | 'NORM
   // 16 KiB pages: a 20 KB page body takes two overflow pages rather than five (fewer
   // writes per commit). Takes effect only on a new file; an existing store keeps its own.
   db.pragma('page_size = 16384')
+  // Incremental auto-vacuum, so that a download thrown away (a body cut at a budget: a
+  // compression bomb stops at the decompressed cap with that many bytes staged) can give
+  // its pages back to the file system at once (Store.dropStaged). Like the page size it
+  // takes effect only on a new file, before its first table; an older store keeps none.
+  db.pragma('auto_vacuum = INCREMENTAL')
   db.pragma(`synchronous = ${synchronous}`)
   db.pragma('journal_mode = WAL')
   // statement journals (every savepoint has one) in memory rather than in temporary files:

@@ -115,7 +115,7 @@ export class Store {
     }
     const store = new Store(path, db)
     // chunks of downloads that never completed (a crash mid-body) belong to no record
-    db.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
+    if (db.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run().changes > 0) store.reclaimFreePages()
     return store
   }
 
@@ -205,11 +205,20 @@ export class Store {
     return this.stmts.all.all().map(fromRow)
   }
 
+  /**
+   * Gives the free pages back to the file system (a no-op in a store created before
+   * incremental auto-vacuum: it reuses them for later writes instead). Called when staged
+   * chunks are thrown away, so that a cut bomb leaves no megabytes of free pages behind.
+   */
+  reclaimFreePages (): void {
+    this.db.pragma('incremental_vacuum')
+  }
+
   /** Starts streaming a body into the store (see BodyWriter). */
   beginBody (): BodyWriter {
     return new BodyWriter(
       (staging, seq, data) => { this.stmts.insertChunk.run(staging, seq, data) },
-      staging => { this.stmts.discardStaged.run(staging) }
+      staging => { if (this.stmts.discardStaged.run(staging).changes > 0) this.reclaimFreePages() }
     )
   }
 
