@@ -1,5 +1,6 @@
 import t from 'tap'
-import { bandwidthHeadline, bandwidthNotes, crawlerHeadline, schedulerHeadline, serverHeadline } from '../../../bench/headline.js'
+import { bandwidthHeadline, bandwidthNotes, crawlerHeadline, schedulerHeadline, serverHeadline, soakHeadline } from '../../../bench/headline.js'
+import type { SoakResult } from '../../../bench/soak.js'
 import { formatBandwidthTable, type BandwidthBenchResult } from '../../../bench/bandwidth.js'
 import type { WayFigures } from '../../../bench/bandwidth/bandwidth-figures.js'
 import { formatSchedulerTable } from '../../../bench/sim/scheduler-table.js'
@@ -94,4 +95,11 @@ t.test('the server and crawler headlines state the ratio to their baseline and w
   const side = (pps: number) => ({ pagesPerSecond: pps, elapsedMs: 1, cpuMicrosPerPage: 1, peakRssBytes: 1, failures: 0 })
   const crawler = { pages: 500, ratio: 0.62, floorRatio: 0.8, target: 0.5, pass: true, crawler: side(620), bareUndici: side(1000), storeFloor: side(800) } as unknown as CrawlerBenchResult
   t.equal(crawlerHeadline(crawler), 'The reference crawler fetched 62% as many pages per second as a bare undici loop over the same 500 URLs (620 against 1000 pages/s); storing alone costs 20% of the loop\'s speed, and the target is 50%: met.')
+})
+
+t.test('the soak headline counts the answered requests and names the checks that failed', async t => {
+  const soak = { bench: 'server-soak', connections: 200, duration: 30, client: { answered: 90_000, requestsPerSec: 3000 }, checks: [{ name: 'no errors', pass: true, detail: '' }, { name: 'journal counts', pass: true, detail: '' }] } as unknown as SoakResult
+  t.equal(soakHeadline(soak), 'Under 200 connections for 30 s the site answered 90000 requests in full (3000/s); all 2 checks passed.')
+  soak.checks[1].pass = false
+  t.match(soakHeadline(soak), '1 of 2 checks FAILED: journal counts.')
 })
