@@ -6,7 +6,7 @@ WORKDIR /webkrab
 # better-sqlite3 builds from source when no prebuilt binary fits
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY . .
-# npm ci runs the package's prepare script (tsc -p .), which writes dist/
+# npm ci runs the package's prepare script (scripts/prepare.mjs: tsc -p . in a clone), which writes dist/
 RUN npm ci
 RUN npm prune --omit=dev
 

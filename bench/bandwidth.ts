@@ -10,6 +10,7 @@ import { visitsFrom, wayFigures, type Visit, type WayFigures } from './bandwidth
 import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
 import { writeBenchResults } from './write-results.js'
+import { bandwidthHeadline, bandwidthNotes } from './headline.js'
 
 const DAY = 86_400_000
 
@@ -70,6 +71,17 @@ function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
     json: raw.json === true,
     out: raw.out === undefined || raw.out === null || raw.out === false ? null : String(raw.out)
   }
+}
+
+/**
+ * The requests the benchmark will send, for its progress line's total and ETA: a
+ * first full crawl and a day's budget a site day, three ways, and the planner's one
+ * request a day that reads the site's clock. An estimate: a retry adds one.
+ */
+export function expectedBandwidthRequests (raw: Record<string, unknown> = {}): number {
+  const o = parseOptions(raw)
+  const perDay = Math.max(1, Math.round(o.ratio * o.pages))
+  return 3 * o.pages + o.days * (3 * perDay + 1)
 }
 
 /**
@@ -154,6 +166,8 @@ function initialHeaders (visits: readonly Visit[], pages: number, startMs: numbe
 export function formatBandwidthTable (r: BandwidthBenchResult): string {
   const p = r.parameters
   const lines = [
+    bandwidthHeadline(r),
+    '',
     `webkrab bench bandwidth: ${p.pages} pages, ${p.days} site days at ${p.requestsPerDay} requests a day, bodies about ${formatBytes(p.medianBodyBytes)}, headers about ${Math.round(p.meanHeaderBytes)} B, seed ${p.seed}`,
     '',
     ['way'.padEnd(14), 'requests', '   200s', '   304s', ' on the wire', '   headers', '    bodies', 'oracle min.', ' ratio', 'freshness', 'render ms'].join(' ')
@@ -169,6 +183,8 @@ export function formatBandwidthTable (r: BandwidthBenchResult): string {
     lines.push('', 'targets')
     for (const t of r.targets) lines.push(`  ${t.met ? 'met ' : 'MISS'} ${t.description}: ${t.value.toFixed(4)} (target ${t.id === '304-saving' ? '≥' : '≤'} ${t.target})`)
   }
+  const notes = bandwidthNotes(r)
+  if (notes.length > 0) lines.push('', ...notes.map(n => `note: ${n}`))
   lines.push('', `${r.seconds.toFixed(1)} s. The oracle minimum is the same visits with a body only where the page really changed since the copy; every request costs the server its render time, a 304 included.`)
   return lines.join('\n') + '\n'
 }

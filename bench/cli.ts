@@ -71,8 +71,8 @@ export function registerBench (program: Command): void {
   if (!bandwidthBenchOptions.some(f => f.name === 'out')) bandwidth.option('--out <dir>', 'also write the results there as JSON')
   bandwidth
     .action(async (opts: { json?: boolean, out?: string } & Record<string, unknown>) => {
-      const { runBandwidthBench, formatBandwidthTable } = await import('./bandwidth.js')
-      const result = await withRequestProgress('bench bandwidth', undefined, async () => await runBandwidthBench(opts))
+      const { runBandwidthBench, formatBandwidthTable, expectedBandwidthRequests } = await import('./bandwidth.js')
+      const result = await withRequestProgress('bench bandwidth', expectedBandwidthRequests(opts), async () => await runBandwidthBench(opts))
       // runBandwidthBench writes bench-bandwidth.json and .html itself with --out
       wrote(result.files)
       await emit('bandwidth', result, formatBandwidthTable(result), { json: opts.json })

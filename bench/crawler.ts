@@ -8,6 +8,7 @@ import { fromRoot } from '../common/paths.js'
 import { formatBytes } from '../common/units.js'
 import { crawl } from '../crawler/index.js'
 import { bareLoop, floorContents, storeFloor } from './crawler-baselines.js'
+import { crawlerHeadline } from './headline.js'
 
 /**
  * `webkrab bench crawler`: the reference crawler fetching N fixture URLs beside a
@@ -201,6 +202,8 @@ export function formatCrawlerBench (r: CrawlerBenchResult): string {
   const row = (name: string, f: CrawlerSideFigures): string =>
     `  ${name.padEnd(20)} ${f.pagesPerSecond.toFixed(0).padStart(10)} ${String(f.elapsedMs).padStart(10)} ${String(f.cpuMicrosPerPage).padStart(12)} ${formatBytes(f.peakRssBytes).padStart(10)} ${String(f.failures).padStart(8)}`
   return [
+    crawlerHeadline(r),
+    '',
     `crawler: ${r.pages} pages of ${formatBytes(r.pageBytes)}, concurrency ${r.concurrency}, --retain ${r.retain}, best of ${r.rounds} rounds after ${r.warmup} warm-up`,
     `  ${''.padEnd(20)} ${'pages/s'.padStart(10)} ${'ms'.padStart(10)} ${'CPU µs/page'.padStart(12)} ${'peak RSS'.padStart(10)} ${'failures'.padStart(8)}`,
     row('reference crawler', r.crawler),

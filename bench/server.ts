@@ -5,6 +5,7 @@ import { errors } from '../common/errors.js'
 import { formatBytes } from '../common/units.js'
 import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
 import { formatSoak, positive, runSoak, type SoakResult } from './soak.js'
+import { serverHeadline } from './headline.js'
 
 /** The part of autocannon's options and results this benchmark uses (it ships no types). */
 interface CannonOptions {
@@ -141,6 +142,8 @@ export function formatServerBench (result: ServerBenchResult | SoakResult): stri
   const row = (name: string, f: LoadFigures): string =>
     `  ${name.padEnd(22)} ${f.requestsPerSec.toFixed(0).padStart(8)} ${f.latencyMs.p50.toFixed(1).padStart(7)} ${f.latencyMs.p90.toFixed(1).padStart(7)} ${f.latencyMs.p99.toFixed(1).padStart(7)} ${formatBytes(f.bytesPerSec).padStart(9)}/s`
   return [
+    serverHeadline(result),
+    '',
     `server: /validators/strong, ${result.connections} connections, ${result.duration} s x ${result.rounds} rounds (medians)`,
     `  ${''.padEnd(22)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p90 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'throughput'.padStart(11)}`,
     row('fixture (journal on)', result.fixture),

@@ -6,6 +6,7 @@ import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
 import type { SoakClientOptions, SoakClientResult } from './soak-client.js'
+import { soakHeadline } from './headline.js'
 
 /**
  * The fixture site under load (issue 8, point 3): autocannon with many connections
@@ -307,6 +308,8 @@ function judge (o: Observed): SoakResult {
 export function formatSoak (r: SoakResult): string {
   const codes = Object.entries(r.client.statusCounts).map(([c, n]) => `${c}: ${n}`).join(', ')
   return [
+    soakHeadline(r),
+    '',
     `server soak: ${r.connections} connections, ${r.duration} s, ${SOAK_PATHS.length} paths`,
     `  requests   ${r.served.received} received, ${r.client.answered} answered in full (${r.client.requestsPerSec.toFixed(0)}/s)`,
     `  statuses   ${codes}`,

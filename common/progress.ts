@@ -1,5 +1,6 @@
 import { meterRequests } from './request-meter.js'
 import { formatBytes } from './units.js'
+import { estimateRemainingMs, formatEta } from './eta.js'
 
 /**
  * What long work reports as it goes; every field is optional in an update and
@@ -62,14 +63,15 @@ export function progressEnabled (stream: ProgressStream, env: NodeJS.ProcessEnv,
   return env.TERM !== 'dumb'
 }
 
-/** `crawl [######------] 12/40 done, 3 in flight, 1 deferred, 1.2 MB`, cut to `width` columns. */
-export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80, unit = 'done'): string {
+/** `crawl [######------] 12/40 done, ETA 1 min 05 s, 3 in flight, 1 deferred, 1.2 MB`, cut to `width` columns. */
+export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80, unit = 'done', etaMs: number | null = null): string {
   const parts: string[] = []
   if (total !== undefined && total > 0) {
     const share = Math.min(1, Math.max(0, state.done / total))
     const cells = 20
     const filled = Math.round(share * cells)
     parts.push(`${label} [${'#'.repeat(filled)}${'-'.repeat(cells - filled)}] ${state.done}/${total} ${unit}`)
+    if (etaMs !== null) parts.push(formatEta(etaMs))
   } else {
     parts.push(`${label} ${state.done} ${unit}`)
   }
@@ -99,6 +101,7 @@ export function createProgress (options: ProgressOptions): Progress {
   const interval = options.intervalMs ?? 100
   const now = options.now ?? (() => performance.now())
   const state: ProgressState = { done: 0 }
+  const startedAt = now()
   let lastDraw = Number.NEGATIVE_INFINITY
   let pending: NodeJS.Timeout | undefined
   let stopped = false
@@ -109,7 +112,8 @@ export function createProgress (options: ProgressOptions): Progress {
     if (stopped) return
     lastDraw = now()
     drawn = true
-    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, widthOf(options.stream), options.unit))
+    const eta = estimateRemainingMs(state.done, options.total, lastDraw - startedAt)
+    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, widthOf(options.stream), options.unit, eta))
   }
 
   return {

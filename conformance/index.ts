@@ -6,8 +6,8 @@
  */
 export { loadScenarios, loadScenarioFile, parseScenario, findScenarioFiles, SCENARIOS_DIR, SCENARIO_SCHEMA_PATH } from './load-scenarios.js'
 export type { Scenario, Step, Assertion, AssertionType, Level, ScenarioKind, RequestSelector } from './scenario-types.js'
-export { runSuite, applyExpectations, totalsOf, defaultJobs, type SuiteResult, type SuiteTotals, type SuiteOptions } from './run-suite.js'
-export { runScenario, type ScenarioResult } from './run-scenario.js'
+export { runSuite, applyExpectations, totalsOf, defaultJobs, type SuiteResult, type SuiteTotals, type SuiteOptions, type Tally, type ScoreTotals } from './run-suite.js'
+export { runScenario, type ScenarioResult, type ScenarioRunOptions } from './run-scenario.js'
 export { gradeAssertions, verdictOf, VERDICTS, type Verdict, type AssertionResult } from './grade-scenario.js'
 export type { CrawlerAdapter, StepRequest, StepOutcome, ExpectedFailure } from './adapters/adapter-types.js'
 export { commandAdapter, type CommandAdapterOptions } from './adapters/command-adapter.js'

@@ -5,6 +5,13 @@
  */
 export { crawl } from './run/crawl.js'
 export { writeReport } from './run/report-file.js'
+// the fetch report crawl() returns and writeReport() writes (reports/schema/report.schema.json)
+export { REPORT_SCHEMA } from '../reports/report-types.js'
+export type {
+  FetchReport, RunSummary, Budgets, RequestCounts, ByteCounts, OriginSummary, Deferral, DeferredEntry,
+  IncompleteEntry, ResourceReport, ResourcePlan, PlanMode, Decision, DecisionAction, Attempt, Exchange,
+  Validator, ValidatorQuality, Outcome, StoppedBy, RequestKind
+} from '../reports/report-types.js'
 export { resolveCrawlOptions, DEFAULT_USER_AGENT, type CrawlOptions, type ResolvedOptions } from './run/crawl-options.js'
 export type { CrawlEvent } from './run/crawl-events.js'
 export { ReportBuilder } from './run/report-builder.js'

@@ -5,11 +5,12 @@ import { palette, type TimelineLane, type TimelineMarker, type TimelineOptions }
 
 /**
  * What one exchange was, for the timeline and the requests-by-kind chart. One
- * class per request, by precedence: a transport error, a retry, a redirect hop,
+ * class per request, by precedence: a transport error (no response), a
+ * response cut short (a budget or timeout ended its body: it has a status), a retry, a redirect hop,
  * a conditional request answered 304, another conditional request, else an
  * initial unconditional request.
  */
-export type ExchangeClass = 'initial' | 'conditional' | 'not-modified' | 'retry' | 'redirect' | 'error'
+export type ExchangeClass = 'initial' | 'conditional' | 'not-modified' | 'retry' | 'redirect' | 'incomplete' | 'error'
 
 export const EXCHANGE_CLASSES: { cls: ExchangeClass, label: string, color: string }[] = [
   { cls: 'initial', label: 'initial (unconditional)', color: palette.blue },
@@ -17,11 +18,13 @@ export const EXCHANGE_CLASSES: { cls: ExchangeClass, label: string, color: strin
   { cls: 'not-modified', label: 'conditional, 304', color: palette.green },
   { cls: 'retry', label: 'retry', color: palette.amber },
   { cls: 'redirect', label: 'redirect hop', color: palette.sky },
+  { cls: 'incomplete', label: 'response cut short (budget, timeout)', color: palette.grey },
   { cls: 'error', label: 'no response (error)', color: palette.red }
 ]
 
 export function classifyExchange (e: Exchange): ExchangeClass {
-  if (e.status === null || e.error !== null) return 'error'
+  if (e.status === null) return 'error'
+  if (e.error !== null) return 'incomplete'
   if (e.kind === 'retry') return 'retry'
   if (e.kind === 'redirect') return 'redirect'
   if (e.conditional) return e.status === 304 ? 'not-modified' : 'conditional'
@@ -52,7 +55,9 @@ export function reportTimeline (report: FetchReport): TimelineOptions {
   const end = Math.max(runEnd, lastEnd, 1)
   const lanes: TimelineLane[] = origins.map(origin => {
     const exchanges = report.exchanges.filter(e => e.origin === origin)
-    const deferral = report.origins.find(o => o.origin === origin)?.deferral ?? null
+    const summary = report.origins.find(o => o.origin === origin)
+    // every window of the run; a report of an older version names only the latest
+    const deferrals = summary?.deferrals ?? (summary?.deferral == null ? [] : [summary.deferral])
     const lane: TimelineLane = {
       label: shortOrigin(origin),
       attrs: { 'data-origin': origin, 'data-requests': exchanges.length },
@@ -64,24 +69,28 @@ export function reportTimeline (report: FetchReport): TimelineOptions {
           kind: cls,
           color: classColor(cls),
           hollow: e.status !== null && e.status >= 400,
-          label: `#${e.seq} ${e.method} ${e.url}\n${e.status ?? e.error ?? 'no response'} (${cls}), ${formatBytes(e.bytes.headers + e.bytes.body)} in ${Math.round(e.timings.total)} ms, at +${Math.round(e.startMs)} ms`,
+          label: `#${e.seq} ${e.method} ${e.url}\n${e.status === null ? e.error ?? 'no response' : e.error === null ? e.status : `${e.status}, cut short: ${e.error}`} (${cls}), ${formatBytes(e.bytes.headers + e.bytes.body)} in ${Math.round(e.timings.total)} ms, at +${Math.round(e.startMs)} ms`,
           attrs: { 'data-seq': e.seq, 'data-status': e.status ?? 'error', 'data-url': e.url }
         }
       })
     }
-    if (deferral !== null) {
-      // the window opens when the deferring response arrived: the last answer with the signal's status
-      const signalStatus = Number(/^\d{3}/.exec(deferral.signal)?.[0] ?? NaN)
-      const trigger = [...exchanges].reverse().find(e => e.status === signalStatus) ?? exchanges.at(-1)
-      const start = trigger === undefined ? 0 : trigger.startMs + trigger.timings.total
-      const until = windowEnd(report, deferral.until, trigger, start)
-      lane.windows = [{
-        start,
-        end: until === null ? end : Math.max(until, start),
-        label: `deferred: ${deferral.signal}${deferral.until === null ? '' : `, until ${deferral.until}`}`,
-        color: palette.orange,
-        attrs: { 'data-signal': deferral.signal, 'data-until': deferral.until }
-      }]
+    if (deferrals.length > 0) {
+      lane.windows = deferrals.map((deferral, i) => {
+        // the window opens when the deferring response arrived: the exchange the report names,
+        // else (older reports) the last answer with the signal's status
+        const signalStatus = Number(/^\d{3}/.exec(deferral.signal)?.[0] ?? NaN)
+        const named = deferral.exchangeSeq == null ? undefined : exchanges.find(e => e.seq === deferral.exchangeSeq)
+        const trigger = named ?? [...exchanges].reverse().find(e => e.status === signalStatus) ?? exchanges.at(-1)
+        const start = trigger === undefined ? 0 : trigger.startMs + trigger.timings.total
+        const until = windowEnd(report, deferral.until, trigger, start)
+        return {
+          start,
+          end: until === null ? end : Math.max(until, start),
+          label: `deferred: ${deferral.signal}${deferral.until === null ? '' : `, until ${deferral.until}`}`,
+          color: palette.orange,
+          attrs: { 'data-signal': deferral.signal, 'data-until': deferral.until, 'data-deferral': i + 1 }
+        }
+      })
     }
     return lane
   })

@@ -128,12 +128,23 @@ export interface Deferral {
   signal: string
   /** When the server said the origin may be asked again (server time). */
   until: string | null
+  /**
+   * The exchange whose answer deferred the origin (its `seq`), when one did:
+   * where the window opens on the timeline. Absent in reports of older versions.
+   */
+  exchangeSeq?: number | null
 }
 
 export interface OriginSummary {
   origin: string
   requests: number
+  /** The latest deferral of this origin (the one in force at the end of the run). */
   deferral: Deferral | null
+  /**
+   * Every deferral of this origin in the run, in order: an origin waited out and
+   * deferred again has two. Absent in reports of older versions (then `deferral` is all there is).
+   */
+  deferrals?: Deferral[]
   /** Set when this origin's work stopped for the run (repeated timeouts, ...). */
   stopped: string | null
   /** What the origin's robots.txt said last in the run (RFC 9309); null or absent when it was not read. */

@@ -65,7 +65,14 @@ const ATTENTION_OUTCOMES = new Set<string>(['incomplete', 'deferred', 'needs-ope
 const ATTENTION_QUALITIES = new Set<string>(['churning', 'future-last-modified', 'same-second'])
 
 export function summarizeReport (report: FetchReport): ReportSummary {
-  const deferred: DeferredOrigin[] = report.deferred.map(d => ({ origin: d.origin, signal: d.signal, reason: d.reason, until: d.until, urls: d.urls, resumed: false }))
+  // an origin whose deferred URLs were all asked again later in the run (a short Retry-After
+  // waited out) stayed deferred for none of them: it waited and resumed
+  const outcomeOf = new Map(report.resources.map(r => [r.url, r.outcome]))
+  const deferred: DeferredOrigin[] = report.deferred.map(d => {
+    const left = d.urls.filter(u => (outcomeOf.get(u) ?? 'deferred') === 'deferred')
+    const waited = left.length === 0 && d.urls.length > 0
+    return { origin: d.origin, signal: d.signal, reason: d.reason, until: d.until, urls: waited ? [] : left, resumed: waited }
+  })
   // an origin may carry a deferral the deferred[] list does not repeat: show it all the same,
   // as waited out and resumed when the crawler asked it again after the deferring answer
   const resumed: DeferredOrigin[] = []
@@ -77,6 +84,7 @@ export function summarizeReport (report: FetchReport): ReportSummary {
     }
   }
   deferred.push(...resumed)
+  deferred.sort((a, b) => Number(a.resumed) - Number(b.resumed))
   const reused: ReusedResult[] = report.resources
     .filter(isReuse)
     .map(r => ({
@@ -87,7 +95,7 @@ export function summarizeReport (report: FetchReport): ReportSummary {
       lastModified: r.validator.lastModified,
       collectedAt: r.collectedAt,
       revalidatedAt: r.revalidatedAt,
-      header: r.decision.header,
+      header: beyondValidators(r.decision.header, r.validator.etag, r.validator.lastModified),
       reason: r.decision.reason.length > 0 ? r.decision.reason : r.reason
     }))
   const attention: AttentionItem[] = []
@@ -129,6 +137,18 @@ function askedAgain (report: FetchReport, origin: string, signal: string): boole
   const exchanges = report.exchanges.filter(e => e.origin === origin)
   const trigger = exchanges.filter(e => e.status === status).reduce<FetchReport['exchanges'][number] | null>((last, e) => last === null || e.startMs > last.startMs ? e : last, null)
   return trigger !== null && exchanges.some(e => e.startMs > trigger.startMs)
+}
+
+/**
+ * The header that justified a reuse, unless it only repeats a validator the
+ * stored representation already names (`ETag: "v1"` beside `ETag "v1"`).
+ */
+function beyondValidators (header: string | null, etag: string | null, lastModified: string | null): string | null {
+  if (header === null) return null
+  const m = /^(etag|last-modified):\s*(.*)$/i.exec(header)
+  if (m === null) return header
+  const repeated = m[1].toLowerCase() === 'etag' ? etag : lastModified
+  return repeated !== null && repeated === m[2] ? null : header
 }
 
 /**

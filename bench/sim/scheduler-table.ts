@@ -1,5 +1,6 @@
 import { formatBytes } from '../../common/units.js'
 import type { SchedulerBenchResult } from '../scheduler.js'
+import { schedulerHeadline } from '../headline.js'
 
 function pad (s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n)
@@ -13,7 +14,7 @@ function pct (x: number): string {
 export function formatSchedulerTable (r: SchedulerBenchResult): string {
   const p = r.parameters
   const weighted = r.variant === 'weighted'
-  const lines: string[] = []
+  const lines: string[] = [schedulerHeadline(r), '']
   lines.push(`webkrab bench scheduler: S1, variant ${r.variant}, ${p.pages} pages, seed ${p.seed}, Last-Modified ${p.lastModified}`)
   lines.push(`ln λ ~ Normal(ln ${p.rateMedian}/day, ${p.rateSigma}), ${p.days} days, plans of ${p.planEveryDays} day${p.planEveryDays === 1 ? '' : 's'}, audits up to ${pct(p.auditShare)}`)
   const head = [pad('policy', 9), pad('days', 8), pad('fresh', 7, true), ...(weighted ? [pad('w.fresh', 8, true)] : []), pad('age d', 7, true), pad('req/day', 8, true),

@@ -25,6 +25,7 @@ export class ReportBuilder {
   private readonly incomplete: IncompleteEntry[] = []
   private readonly deferred = new Map<string, DeferredEntry>()
   private readonly originDeferral = new Map<string, Deferral>()
+  private readonly deferralEvents: Array<{ origin: string, deferral: Deferral, exchangesBefore: number }> = []
   private readonly stopped = new Map<string, string>()
   private readonly robots = new Map<string, OriginRobots>()
 
@@ -50,6 +51,7 @@ export class ReportBuilder {
         break
       case 'deferral': {
         this.originDeferral.set(event.origin, event.deferral)
+        this.noteDeferral(event.origin, event.deferral)
         if (!event.pending) break
         const entry = this.deferred.get(event.origin)
         if (entry === undefined) {
@@ -73,6 +75,35 @@ export class ReportBuilder {
     }
   }
 
+  /**
+   * Every deferral of every origin, with the exchanges it may have come from. An answer
+   * is announced as a deferral just before its exchange is (crawl.ts applies an answer's
+   * steps, then reports the exchange), and the same deferral is announced again for each
+   * resource it holds at the end of the run: windowsOf() tells them apart.
+   */
+  private noteDeferral (origin: string, d: Deferral): void {
+    this.deferralEvents.push({ origin, deferral: { reason: d.reason, signal: d.signal, until: d.until }, exchangesBefore: this.exchanges.length })
+  }
+
+  /**
+   * An origin's deferrals, each once, with the exchange whose answer brought it: the
+   * first exchange of the origin reported after the announcement, with the signal's status
+   * (`503 Retry-After: 1` → 503; `no response: …` → none). An announcement no exchange
+   * follows repeats an earlier deferral (a resource it held to the end), unless it is new.
+   */
+  private windowsOf (origin: string): Deferral[] {
+    const out: Deferral[] = []
+    for (const e of this.deferralEvents) {
+      if (e.origin !== origin) continue
+      const code = /^\d{3}/.exec(e.deferral.signal)?.[0]
+      const status = code === undefined ? null : Number(code)
+      const trigger = this.exchanges.slice(e.exchangesBefore).find(x => x.origin === origin && x.status === status)
+      const same = (k: Deferral): boolean => k.signal === e.deferral.signal && k.until === e.deferral.until && k.reason === e.deferral.reason
+      if (trigger === undefined ? out.some(same) : out.some(k => k.exchangeSeq === trigger.seq)) continue
+      out.push({ ...e.deferral, exchangeSeq: trigger?.seq ?? null })
+    }
+    return out
+  }
 
   private inSeedOrder (): ResourceReport[] {
     const order = new Map(this.seeds.map((s, i) => [s, i]))
@@ -115,10 +146,13 @@ export class ReportBuilder {
     ])
     const origins: OriginSummary[] = [...originNames].sort().map(origin => {
       const d = this.originDeferral.get(origin)
+      const all = this.windowsOf(origin)
+      const latest = d === undefined ? undefined : all.findLast(k => k.signal === d.signal && k.until === d.until && k.reason === d.reason)
       return {
         origin,
         requests: originRequests.get(origin) ?? 0,
-        deferral: d === undefined ? null : { reason: d.reason, signal: d.signal, until: d.until },
+        deferral: d === undefined ? null : { reason: d.reason, signal: d.signal, until: d.until, exchangeSeq: latest?.exchangeSeq ?? null },
+        deferrals: all.map(k => ({ ...k })),
         stopped: this.stopped.get(origin) ?? null,
         robots: this.robots.get(origin) ?? null
       }

@@ -85,6 +85,11 @@ export function tuneForWrites (db: Database.Database, synchronous: 'OFF' | 'NORM
   // 16 KiB pages: a 20 KB page body takes two overflow pages rather than five (fewer
   // writes per commit). Takes effect only on a new file; an existing store keeps its own.
   db.pragma('page_size = 16384')
+  // Incremental auto-vacuum, so that a download thrown away (a body cut at a budget: a
+  // compression bomb stops at the decompressed cap with that many bytes staged) can give
+  // its pages back to the file system at once (Store.dropStaged). Like the page size it
+  // takes effect only on a new file, before its first table; an older store keeps none.
+  db.pragma('auto_vacuum = INCREMENTAL')
   db.pragma(`synchronous = ${synchronous}`)
   db.pragma('journal_mode = WAL')
   // statement journals (every savepoint has one) in memory rather than in temporary files:
@@ -144,13 +149,16 @@ export function openStoreFile (path: string): { db: Database.Database, lock: Sto
     // roll back after a power cut; the log is synced at each checkpoint (sqlite.org/pragma.html#pragma_synchronous)
     if (fresh) db.pragma('synchronous = NORMAL')
     const opened = db
+    let staged = 0
     opened.transaction(() => {
       // chunks of downloads that never completed (a crash mid-body) belong to no record; with the
       // store locked to this process, no other run is staging any
-      opened.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run()
+      staged = opened.prepare('DELETE FROM bodies WHERE staging IS NOT NULL').run().changes
       // who holds the store, for a second run to name (store-lock.ts)
       opened.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(WRITER_META_KEY, JSON.stringify(thisWriter()))
     })()
+    // the pages those chunks held go back to the file system (a no-op before incremental auto-vacuum)
+    if (staged > 0) opened.pragma('incremental_vacuum')
     return { db: opened, lock }
   } catch (err) {
     if (db?.open === true) db.close()

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-server/index.js'
 import { crawl, type CrawlOptions } from '../../crawler/index.js'
 import { peakConcurrency } from './journal-concurrency.js'
+import Database from 'better-sqlite3'
 
 // Budgets end to end: the reference crawler against the fixture site over real
 // sockets, asserted from the site's journal and the fetch report.
@@ -50,6 +51,25 @@ t.test('a gzip bomb ends incomplete at the decompressed cap, with memory bounded
   t.ok((resource?.bytes.decompressed ?? Infinity) <= cap + 65_536, `decoding stopped near the cap (${resource?.bytes.decompressed} bytes decoded of 1 GiB)`)
   t.ok(peak - baseline < 64 * 1024 * 1024, `memory grew by ${Math.round((peak - baseline) / 1024 / 1024)} MiB while a 1 GiB bomb arrived`)
   t.equal(report.run.stoppedBy, 'completed', 'a per-response budget does not end the run')
+})
+
+t.test('a gzip bomb cut at a 24 MB decompressed cap leaves no free pages in the store: the staged body is given back', async t => {
+  const cap = 24_000_000
+  const url = `${main}/gzip-bomb?bytes=1GiB&ratio=1000`
+  const { report } = await run([url, `${main}/validators/strong`], { maxDecompressedBytes: cap })
+  t.equal(report.resources.find(r => r.url === url)?.outcome, 'incomplete')
+  t.ok((report.resources.find(r => r.url === url)?.bytes.decompressed ?? 0) > cap / 2, 'tens of megabytes were decoded (and staged) before the cap')
+  const db = new Database(join(dir, `store-${runs}.db`), { readonly: true })
+  try {
+    const pageSize = db.pragma('page_size', { simple: true }) as number
+    const free = (db.pragma('freelist_count', { simple: true }) as number) * pageSize
+    t.equal(db.pragma('auto_vacuum', { simple: true }), 2, 'a new store vacuums incrementally')
+    t.ok(free < 1_000_000, `${free} bytes of free pages are left`)
+    t.equal((db.prepare('SELECT count(*) AS n FROM bodies WHERE staging IS NOT NULL').get() as { n: number }).n, 0, 'no staged chunk is left')
+    t.ok((db.prepare('SELECT count(*) AS n FROM resources').get() as { n: number }).n >= 1, 'the other page is stored')
+  } finally {
+    db.close()
+  }
 })
 
 t.test('a body past max-body-bytes ends incomplete with that budget named', async t => {

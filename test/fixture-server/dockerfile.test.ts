@@ -37,7 +37,7 @@ t.test('the Dockerfile builds on node:20-slim with the commands the README docum
   const npm = dockerfile.filter(i => i.keyword === 'RUN' && i.args.startsWith('npm ')).map(i => i.args)
   t.same(npm, ['npm ci', 'npm prune --omit=dev'])
   for (const command of npm) t.match(section, `\`${command}\``, `the README names ${command}`)
-  t.equal(pkg.scripts.prepare, 'tsc -p .', 'npm ci compiles dist/ through the prepare script')
+  t.equal(pkg.scripts.prepare, 'node scripts/prepare.mjs', 'npm ci compiles dist/ through the prepare script (tsc -p . when tsconfig.json is there)')
   const copies = dockerfile.filter(i => i.keyword === 'COPY').map(i => i.args)
   t.ok(copies.indexOf('. .') >= 0 && dockerfile.findIndex(i => i.args === '. .') < dockerfile.findIndex(i => i.args === 'npm ci'), 'the sources are there before npm ci compiles them')
 })

@@ -14,6 +14,8 @@ import { readFileSync } from 'node:fs'
 import type { FetchReport } from '../../reports/report-types.js'
 import { makeReport } from './report-factory.js'
 import { realCrawl } from './real-crawl.js'
+import { crawl } from '../../crawler/index.js'
+import { startFixtureSite } from '../../fixture-server/index.js'
 
 /**
  * Opens the HTML fetch report in Debian's Chromium (never a downloaded
@@ -145,6 +147,44 @@ if (!existsSync(CHROMIUM)) {
     t.equal(await page.locator('#timeline [data-marker]').getAttribute('data-stopped-by'), report.run.stoppedBy)
     t.equal(await page.locator('#resources tbody tr').count(), report.resources.length)
     await page.screenshot({ path: join(outDir, 'real-crawl-report.png'), fullPage: true })
+    await page.close()
+  })
+
+  t.test('a real crawl deferred twice shows both windows on the timeline, each after its own answer, and a budget-cut response as incomplete', async t => {
+    const site = await startFixtureSite(null, { port: 0 })
+    const dir = mkdtempSync(join(tmpdir(), 'webkrab-windows-'))
+    let report: FetchReport
+    try {
+      // two 503s with Retry-After: 1 before the 200: the origin waits twice; a 4 KiB page cut at 1 KiB
+      report = await crawl({ urls: [site.url + '/flaky?fail=2&status=503&retry-after=1&key=twice', site.url + '/bytes/4096'], store: join(dir, 's.sqlite'), maxBodyBytes: 1024, maxDurationMs: 20_000 })
+    } finally {
+      await site.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+    const origin = report.origins[0]
+    t.equal(origin.deferrals?.length, 2, 'the report keeps both deferrals')
+    const { page, errors } = await open(report, 'deferred-twice-report')
+    t.same(errors, [])
+    const windows = page.locator(`#timeline g.lane[data-origin="${origin.origin}"] [data-window]`)
+    t.equal(await windows.count(), 2, 'two windows in the lane')
+    const boxes: Array<{ x: number, width: number }> = []
+    for (let i = 0; i < 2; i++) {
+      const w = windows.nth(i)
+      t.equal(await w.getAttribute('data-signal'), '503 Retry-After: 1')
+      const box = await w.boundingBox()
+      const seq = origin.deferrals?.[i].exchangeSeq ?? -1
+      const bar = await page.locator(`#timeline g.item[data-seq="${seq}"]`).boundingBox()
+      const answer = report.exchanges.find(e => e.seq === seq)
+      t.equal(Number(await w.getAttribute('data-start')), (answer?.startMs ?? NaN) + (answer?.timings.total ?? NaN), `window ${i + 1} opens when its 503 (#${seq}) ended`)
+      // a short bar is drawn a few pixels wide: the window opens within it, never before it or after it
+      t.ok(box !== null && bar !== null && box.width > 0 && box.x >= bar.x - 1 && box.x <= bar.x + bar.width + 1, `window ${i + 1} is drawn from its 503's bar (${JSON.stringify({ window: box?.x, bar: [bar?.x, bar?.width] })})`)
+      if (box !== null) boxes.push(box)
+    }
+    t.ok(boxes.length === 2 && boxes[1].x > boxes[0].x, 'the second window follows the first')
+    const cut = report.exchanges.find(e => e.url.endsWith('/bytes/4096'))
+    t.equal(await page.getAttribute(`#timeline g.item[data-seq="${cut?.seq ?? -1}"]`, 'data-kind'), 'incomplete', 'the cut response is drawn as incomplete')
+    t.equal(await page.getAttribute('#kinds-chart g.bar[data-kind="incomplete"]', 'data-value'), '1', 'and counted as incomplete')
+    t.equal(await page.locator('#kinds-chart g.bar[data-kind="error"]').count(), 0, 'no request is counted as no response')
     await page.close()
   })
 

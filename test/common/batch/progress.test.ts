@@ -1,5 +1,6 @@
 import t from 'tap'
 import { createProgress, formatProgressLine, progressEnabled, type ProgressStream } from '../../../common/progress.js'
+import { estimateRemainingMs, formatEta } from '../../../common/eta.js'
 
 function tty (columns = 100): ProgressStream & { writes: string[], next: () => Promise<string> } {
   const writes: string[] = []
@@ -100,4 +101,35 @@ t.test('work measured in another unit names it in place of "done"', async t => {
   progress.update({ done: 12 })
   t.equal(stream.writes[0], '\r\u001b[Kbench server [########------------] 12/30 s')
   progress.stop()
+})
+
+t.test('the time left is the pace so far times the work left, and there is none before the first unit and second or past the total', async t => {
+  t.equal(estimateRemainingMs(25, 100, 10_000), 30_000, 'a quarter done in 10 s: 30 s to go')
+  t.equal(estimateRemainingMs(50, 100, 10_000), 10_000)
+  t.equal(estimateRemainingMs(0, 100, 10_000), null, 'no pace yet')
+  t.equal(estimateRemainingMs(100, 100, 10_000), null, 'done')
+  t.equal(estimateRemainingMs(120, 100, 10_000), null, 'past an estimated total')
+  t.equal(estimateRemainingMs(5, undefined, 10_000), null, 'no total')
+  t.equal(estimateRemainingMs(5, 100, 400), null, 'a pace over less than a second is noise')
+})
+
+t.test('an ETA reads in seconds, minutes and seconds, or hours and minutes', async t => {
+  t.same([400, 45_000, 125_000, 59 * 60_000 + 59_000, 3_600_000 + 7 * 60_000].map(formatEta),
+    ['ETA <1 s', 'ETA 45 s', 'ETA 2 min 05 s', 'ETA 59 min 59 s', 'ETA 1 h 07 min'])
+})
+
+t.test('a progress line with a total shows its ETA after the count, and none without a pace', async t => {
+  t.equal(formatProgressLine('bench bandwidth', { done: 25, inFlight: 2 }, 100, 200, 'done', 30_000), 'bench bandwidth [#####---------------] 25/100 done, ETA 30 s, 2 in flight')
+  t.equal(formatProgressLine('bench bandwidth', { done: 0 }, 100, 200, 'done', null), 'bench bandwidth [--------------------] 0/100 done')
+})
+
+t.test('the drawn line estimates its ETA from the time since the progress began', async t => {
+  let clock = 1000
+  const writes: string[] = []
+  const stream: ProgressStream = { isTTY: true, columns: 200, write: (s: string) => { writes.push(s); return true } }
+  const progress = createProgress({ stream, env: {}, label: 'bench', total: 10, intervalMs: 0, now: () => clock })
+  clock += 4000
+  progress.update({ done: 2 })
+  progress.stop()
+  t.match(writes[0], '2/10 done, ETA 16 s', 'two of ten in 4 s: 16 s to go')
 })

@@ -90,3 +90,25 @@ t.test('resources are listed in seed order, and incomplete ones name their budge
   t.same(r.resources.map(x => x.url), [`${A}/1`, `${A}/2`, `${A}/3`])
   t.same(r.incomplete, [{ url: `${A}/3`, reason: 'cut', budget: 'max-body-bytes' }])
 })
+
+t.test('every deferral of an origin is kept in order with the exchange that brought it, and a repeated announcement is not a new one', async t => {
+  const b = new ReportBuilder()
+  b.add({ type: 'run-start', at: '2026-01-01T00:00:00.000Z', seeds: [`${A}/a`], store: null, budgets: DEFAULT_BUDGETS, options: { change: 'semantic', retain: 'body', revalidateAlways: false, plan: false, headers: {} } })
+  const first = { reason: 'waited', signal: '503 Retry-After: 1', until: '2026-01-01T00:00:01.000Z' }
+  const second = { reason: 'waited again', signal: '429 Retry-After: 900', until: '2026-01-01T00:15:02.000Z' }
+  // crawl.ts announces an answer's deferral, then its exchange
+  b.add({ type: 'exchange', exchange: exchange(1, { status: 200 }), savedBytes: 0 })
+  b.add({ type: 'deferral', origin: A, deferral: first, urls: [], pending: false })
+  b.add({ type: 'exchange', exchange: exchange(2, { status: 503 }), savedBytes: 0 })
+  // the same signal and time from another answer is another window
+  b.add({ type: 'deferral', origin: A, deferral: first, urls: [], pending: false })
+  b.add({ type: 'exchange', exchange: exchange(3, { status: 503 }), savedBytes: 0 })
+  b.add({ type: 'deferral', origin: A, deferral: second, urls: [`${A}/a`], pending: true })
+  b.add({ type: 'exchange', exchange: exchange(4, { status: 429 }), savedBytes: 0 })
+  // the end of the run announces it again for each resource it held: no exchange follows
+  b.add({ type: 'deferral', origin: A, deferral: second, urls: [`${A}/b`], pending: true })
+  b.add({ type: 'deferral', origin: A, deferral: second, urls: [`${A}/c`], pending: true })
+  const o = b.build().origins[0]
+  t.same(o.deferrals?.map(d => [d.signal, d.exchangeSeq]), [['503 Retry-After: 1', 2], ['503 Retry-After: 1', 3], ['429 Retry-After: 900', 4]])
+  t.same(o.deferral, { ...second, exchangeSeq: 4 }, 'the latest one is the origin\'s deferral')
+})

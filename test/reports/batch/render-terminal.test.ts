@@ -145,3 +145,35 @@ t.test('an origin whose request timed out, waited and carried on counts as resum
   t.match(lines[0], /^Deferred\s+1 origin; 1 more waited and resumed$/)
   t.match(lines.find(l => l.includes(ORIGIN_A)), 'no response: timed out  waited until 2026-01-01T00:00:02.000Z, then resumed')
 })
+
+t.test('a deferred origin whose deferred URLs were all fetched later in the run is counted as resumed, not as deferred', async t => {
+  const report = makeReport()
+  const d = report.deferred[0]
+  // a short wait the run sat out: every URL it held was asked again and answered
+  report.resources = report.resources.map(r => d.urls.includes(r.url) ? { ...r, outcome: 'new' as const, reason: 'fetched after the wait' } : r)
+  const lines = section(renderTerminal(report, { color: false }), 'Deferred')
+  t.match(lines[0], /^Deferred\s+none; 1 more waited and resumed$/)
+  t.notMatch(lines[0], /1 origin$/)
+  t.match(lines.find(l => l.includes(d.origin)), 'then resumed  nothing left deferred')
+})
+
+t.test('a deferred origin with some URLs still deferred counts them alone', async t => {
+  const report = makeReport()
+  const d = report.deferred[0]
+  report.resources = report.resources.map(r => r.url === d.urls[0] ? { ...r, outcome: 'new' as const } : r)
+  const lines = section(renderTerminal(report, { color: false }), 'Deferred')
+  t.match(lines[0], /^Deferred\s+1 origin$/)
+  t.match(lines.find(l => l.includes(d.origin)), `${d.urls.length - 1} URL`)
+})
+
+t.test('a reused result names its validator once, even when the decision cites the same header', async t => {
+  const report = makeReport()
+  const r = report.resources.find(x => x.outcome === 'unchanged' && x.status === 304 && x.validator.etag !== null)
+  if (r === undefined || r.validator.etag === null) throw new Error('the report factory has a 304 with an ETag')
+  r.decision = { ...r.decision, header: `ETag: ${r.validator.etag}` }
+  const line = section(renderTerminal(report, { color: false }), 'Reused').find(l => l.includes(r.url + ' ')) ?? ''
+  t.equal(line.split(r.validator.etag).length - 1, 1, `the ETag appears once: ${line}`)
+  // a header that says more than the validator stays
+  r.decision = { ...r.decision, header: 'Cache-Control: max-age=60' }
+  t.match(section(renderTerminal(report, { color: false }), 'Reused').find(l => l.includes(r.url + ' ')), '; Cache-Control: max-age=60')
+})
