@@ -142,7 +142,7 @@ export function createProgress (options: ProgressOptions): Progress {
 /** The crawl events (crawler/crawl-events.ts) the crawl's progress reads, by shape, so that common/ imports nothing of the crawler. */
 export interface CrawlProgressEvent {
   type: string
-  exchange?: { bytes: { headers: number, body: number } }
+  exchange?: { kind?: string, bytes: { headers: number, body: number } }
   resource?: { outcome: string }
 }
 
@@ -171,7 +171,8 @@ export function crawlProgress (options: ProgressOptions): CrawlProgress {
     enabled: progress.enabled,
     onEvent (event) {
       if (!progress.enabled) return
-      if (event.type === 'exchange' && event.exchange !== undefined) state.bytes = (state.bytes ?? 0) + event.exchange.bytes.headers + event.exchange.bytes.body
+      // robots.txt reads are counted apart, as the report counts them (requests.robots), not in its bytes
+      if (event.type === 'exchange' && event.exchange !== undefined && event.exchange.kind !== 'robots') state.bytes = (state.bytes ?? 0) + event.exchange.bytes.headers + event.exchange.bytes.body
       else if (event.type === 'resource' && event.resource !== undefined) {
         state.done++
         if (event.resource.outcome === 'deferred') state.deferred = (state.deferred ?? 0) + 1

@@ -142,13 +142,16 @@ t.test('every production dependency\'s engines allow the oldest Node webkrab pro
   const lock = JSON.parse(readFileSync(fromRoot('package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean, engines?: { node?: string } | string[] }> }
   const refused: string[] = []
   let checked = 0
+  // the one declared exception, as the README says: cookie 2 (via fastify's light-my-request) names Node 22 and runs on 20
+  const known = new Set(['node_modules/cookie'])
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (path === '' || entry.dev === true || entry.engines === undefined || Array.isArray(entry.engines) || entry.engines.node === undefined) continue
+    if (known.has(path)) continue
     checked++
     for (const v of [oldest, process.versions.node]) {
       if (!semver.satisfies(v, entry.engines.node)) refused.push(`${path} (node ${entry.engines.node}) refuses ${v}`)
     }
   }
   t.ok(checked > 10, `${checked} packages declare engines`)
-  t.same(refused, [], 'no production dependency refuses them')
+  t.same(refused, [], 'no production dependency refuses them but the one the README names')
 })

@@ -67,7 +67,8 @@ t.test('--reporter json prints the results with the crawler and a duration for e
   t.equal(results.crawler.name, 'reference')
   t.equal(results.jobs, 1)
   t.ok(results.scenarios[0].durationMs > 0)
-  t.equal(results.scenarios[0].requests, 1)
+  t.equal(results.scenarios[0].requests, 2, 'the page and the robots.txt the reference crawler reads first')
+  t.equal(results.scenarios[0].ownRequests, 1, 'robots.txt is the crawler\'s own request, kept apart')
 })
 
 t.test('a crawler that retries at once exits 1 with the reason on stdout', async t => {

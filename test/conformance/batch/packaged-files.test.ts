@@ -10,7 +10,9 @@ t.test('the package ships every file the harness reads at run time: scenarios, s
   const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { files: string[] }
   const shipped = (file: string): boolean => {
     const rel = relative(packageRoot, file)
-    return pkg.files.some(entry => rel === entry || rel.startsWith(`${entry}/`))
+    // an entry is a path, a folder, or a folder with a `*.ext` pattern (what npm's "files" globs here use)
+    const glob = (entry: string): RegExp => new RegExp('^' + entry.split('*').map(p => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*') + '$')
+    return pkg.files.some(entry => !entry.startsWith('!') && (rel === entry || rel.startsWith(`${entry}/`) || (entry.includes('*') && glob(entry).test(rel))))
   }
   for (const file of [SCENARIOS_DIR, SCENARIO_SCHEMA_PATH, ADAPTER_SCHEMA_PATH, RULES_PATH, RULES_SCHEMA_PATH,
     fromRoot('conformance', 'adapters', 'curl.yaml'), fromRoot('conformance', 'adapters', 'curl-crawl.mjs'),
