@@ -68,7 +68,7 @@ t.test('npm pack ships the build, the data files and a LICENSE, and no tests, so
     t.ok(files.includes(target.default.slice(2)), `${entry}: ${target.default} is shipped`)
   }
   for (const f of ['dist/bin/webkrab.js', 'reports/schema/report.schema.json', 'fixture-server/schema/site.schema.json',
-    'conformance/schema/scenario.schema.json', 'conformance/rules.yaml', 'conformance/adapters/curl.yaml', 'conformance/adapters/curl-crawl.sh']) {
+    'conformance/schema/scenario.schema.json', 'conformance/rules.yaml', 'conformance/adapters/curl.yaml', 'conformance/adapters/curl-crawl.mjs', 'conformance/adapters/adapter-env.mjs', 'conformance/adapters/scrapy-crawl.py']) {
     t.ok(files.includes(f), `${f} is shipped`)
   }
   t.ok(files.some(f => /^scenarios\/.+\.yaml$/.test(f)), 'the scenarios are shipped')

@@ -54,7 +54,7 @@ t.test('--header names such as constructor and __proto__ are field names like an
   const port = (server.address() as AddressInfo).port
   const store = join(t.testdir(), 'names.sqlite')
   const run = await runWebkrab(['crawl', `http://127.0.0.1:${port}/`, '--store', store, '--quiet', '--json',
-    '--header', 'constructor: y', '--header', '__proto__: z', '--header', 'toString: w', '--user-agent', 'probe/1'])
+    '--header', 'constructor: y', '--header', '__proto__: z', '--header', 'toString: w', '--user-agent', 'probe/1', '--robots', 'ignore'])
   t.equal(run.code, 0, `the crawl runs (${run.stderr.trim()})`)
   t.equal(seen.length, 1)
   const fields = new Map<string, string>()
@@ -70,7 +70,7 @@ t.test('--header names such as constructor and __proto__ are field names like an
 t.test('crawl() settles for a request undici refuses: a stored ETag holding a control character fails the resource with the reason, and nothing is sent', async t => {
   const store = join(t.testdir(), 'etag.sqlite')
   const target = `${kit.site.url}/validators/strong`
-  await crawl({ urls: [target], store })
+  await crawl({ urls: [target], store, robots: 'ignore' })
   const db = new Database(store)
   db.prepare('UPDATE resources SET etag = ?').run('"a\u0001b"')
   db.close()
@@ -78,7 +78,7 @@ t.test('crawl() settles for a request undici refuses: a stored ETag holding a co
   // undici's refusal used to strand each connection it was given: the third attempt waited for ever
   let timer: NodeJS.Timeout | undefined
   const settled = await Promise.race([
-    crawl({ urls: [target], store, revalidateAlways: true, maxAttempts: 5 }),
+    crawl({ urls: [target], store, revalidateAlways: true, maxAttempts: 5, robots: 'ignore' }),
     new Promise<null>(resolve => { timer = setTimeout(() => { resolve(null) }, 20_000) })
   ])
   clearTimeout(timer)

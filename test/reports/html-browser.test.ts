@@ -205,6 +205,8 @@ if (!existsSync(CHROMIUM)) {
     t.same(errors, [])
     t.equal(await page.textContent('#stat-pass .value'), `${results.totals.byVerdict.pass} / ${results.totals.scenarios}`)
     t.equal(num(await page.getAttribute('#stat-known', 'data-value')), results.totals.expectedFailures)
+    t.equal(num(await page.getAttribute('#stat-untested', 'data-value')), results.totals.byVerdict.untested, 'the headline counts the untested scenarios')
+    if (results.totals.scores !== undefined) t.equal(num(await page.getAttribute('#stat-score-rfc', 'data-value')), results.totals.scores.rfc.pass, 'and gives the RFC score')
     t.equal(await page.locator('#scenarios tbody tr').count(), results.scenarios.length)
     t.equal(await page.locator('#rules tbody tr').count(), Object.keys(results.rules).length)
     const concerns = new Set(results.scenarios.map(s => s.concern))
