@@ -13,6 +13,7 @@ import { DEFAULT_LONGEST_WAIT_MS, type OriginDeferral } from '../policy/retry.js
 import { PlanRun } from './plan-run.js'
 import { keepsBody } from '../decide/record-update.js'
 import { ReportBuilder } from './report-builder.js'
+import { exchangeOf } from './exchange-of.js'
 import { checkReportPath, writeReport } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { describeCompletedRun, type SeedEnd } from '../decide/run-end.js'
@@ -434,22 +435,7 @@ class CrawlRun {
 
   private emitExchange (seq: number, url: string, origin: string, kind: Exchange['kind'], conditional: boolean,
     headers: Record<string, string>, result: FetchResult, startMs: number, savedBytes: number): void {
-    const exchange: Exchange = {
-      seq,
-      url,
-      origin,
-      method: 'GET',
-      kind,
-      conditional,
-      requestHeaders: headers,
-      status: result.status,
-      responseHeaders: result.headers,
-      startedAt: new Date(result.timings.startedAtMs).toISOString(),
-      startMs,
-      timings: { connect: result.timings.connect, wait: result.timings.wait, receive: result.timings.receive, total: result.timings.total },
-      bytes: { headers: result.headerBytes, body: result.bodyBytes, decompressed: result.decodedBytes },
-      error: result.error?.message ?? (result.budget !== null ? result.budget.reason : null)
-    }
+    const exchange = exchangeOf({ seq, url, origin, kind, conditional, headers, result, startMs, budgetIsError: true })
     this.emit({ type: 'exchange', exchange, savedBytes })
   }
 

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { ResolvedOptions } from './crawl-options.js'
 import type { OriginClocks } from './origin-clocks.js'
+import { exchangeOf } from './exchange-of.js'
 
 /**
  * Decoded bytes of robots.txt kept: the parsing limit (RFC 9309 section 2.5, "at least
@@ -137,22 +138,7 @@ export class RobotsReader {
   }
 
   private emitExchange (url: string, headers: Record<string, string>, conditional: boolean, result: FetchResult, startMs: number): void {
-    const exchange: Exchange = {
-      seq: this.deps.nextSeq(),
-      url,
-      origin: new URL(url).origin,
-      method: 'GET',
-      kind: 'robots',
-      conditional,
-      requestHeaders: headers,
-      status: result.status,
-      responseHeaders: result.headers,
-      startedAt: new Date(result.timings.startedAtMs).toISOString(),
-      startMs,
-      timings: { connect: result.timings.connect, wait: result.timings.wait, receive: result.timings.receive, total: result.timings.total },
-      bytes: { headers: result.headerBytes, body: result.bodyBytes, decompressed: result.decodedBytes },
-      error: result.error?.message ?? null
-    }
+    const exchange = exchangeOf({ seq: this.deps.nextSeq(), url, origin: new URL(url).origin, kind: 'robots', conditional, headers, result, startMs, budgetIsError: false })
     this.deps.emit({ type: 'exchange', exchange, savedBytes: 0 })
   }
 }
