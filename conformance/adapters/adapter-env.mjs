@@ -87,6 +87,18 @@ export function crawlerDir (stateDir, name) {
 }
 
 /**
+ * Under libfaketime (the harness moved the crawler's clock with the site's), file
+ * times are left as they are on disk: a crawler that keeps a response's
+ * Last-Modified as its saved file's mtime (curl --remote-time, wget -N) must read
+ * back the date the server sent. libfaketime otherwise shifts what stat() returns
+ * by the clock's offset, and the If-Modified-Since sent a day later carries
+ * Last-Modified plus a day, a date the server never gave.
+ */
+function realFileTimes (env) {
+  return env.FAKETIME === undefined ? env : { ...env, NO_FAKE_STAT: '1' }
+}
+
+/**
  * Runs the crawler with an argv array (no shell), its output passed through,
  * and exits with its status. `deadline` (seconds) ends a crawler that has no
  * run deadline of its own when the step's max-duration is reached (exit 0: the
@@ -94,7 +106,7 @@ export function crawlerDir (stateDir, name) {
  * (an error status seen) rather than a failure to run.
  */
 export function runCrawler (command, args, { deadline, okCodes = [], env, cwd } = {}) {
-  const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], env: env ?? process.env, cwd })
+  const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], env: realFileTimes(env ?? process.env), cwd })
   let ended = false
   const timer = deadline === undefined ? null : setTimeout(() => { ended = true; child.kill('SIGTERM') }, deadline * 1000)
   child.on('error', err => refuse(`could not start ${command}: ${err.message}`))
