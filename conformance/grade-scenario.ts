@@ -103,9 +103,11 @@ export function isBehaviour (r: Pick<AssertionResult, 'score'>): boolean {
  * scenario whose must-level behaviour assertions were not all checked.
  */
 export function verdictOf (kind: ScenarioKind, results: AssertionResult[], options: { reportsDecide?: boolean } = {}): { verdict: Verdict, message: string } {
-  const setup = results.find(r => r.score === 'setup' && r.status === 'fail')
-  if (setup !== undefined) return { verdict: 'setup-fail', message: `precondition ${setup.id} not met, so nothing after it was graded: ${setup.message}` }
   const deciding = results.filter(r => isBehaviour(r) || (options.reportsDecide === true && r.score === 'reporting'))
+  const setup = results.find(r => r.score === 'setup' && r.status === 'fail')
+  // a precondition that failed where nothing else could be graded for this crawler (only report checks, and it writes no report) leaves the scenario untested, not failed
+  if (setup !== undefined && deciding.length === 0) return { verdict: 'untested', message: `only reporting assertions decide this scenario, and the crawler writes no report (precondition ${setup.id} not met either: ${setup.message})` }
+  if (setup !== undefined) return { verdict: 'setup-fail', message: `precondition ${setup.id} not met, so nothing after it was graded: ${setup.message}` }
   const failed = deciding.filter(r => r.status === 'fail')
   const hard = failed.filter(r => r.level === 'must' && kind === 'required')
   if (hard.length > 0) return { verdict: 'fail', message: `${hard[0].id} (${basisWords(hard[0])}): ${hard[0].message}` }

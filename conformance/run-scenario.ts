@@ -213,7 +213,11 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     const assertions = gradeAssertions(scenario, ctx, { has: need => accepted(adapter.accepts, need) }, options.profile ?? 'default')
     if (couldNotRun !== null) return done('crawler-error', couldNotRun, { assertions, ...record() })
     const { verdict, message } = verdictOf(scenario.kind, assertions, { reportsDecide: adapter.accepts.reports })
-    return done(verdict, message, { assertions, ...record() })
+    // a failed precondition means nothing after it was graded: the other assertions say so, with what they found
+    const shown = verdict === 'setup-fail'
+      ? assertions.map(a => a.score === 'setup' || a.status !== 'fail' ? a : { ...a, status: 'untested' as const, message: `not graded, a precondition failed (it found: ${a.message})` })
+      : assertions
+    return done(verdict, message, { assertions: shown, ...record() })
   } catch (err) {
     return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, record())
   }

@@ -74,6 +74,9 @@ export function faketimeEnv (ft: Faketime, offsetMs: number, env: NodeJS.Process
     LD_PRELOAD: [ft.library, env.LD_PRELOAD ?? ''].filter(p => p !== '').join(' '),
     FAKETIME: `${seconds >= 0 ? '+' : ''}${seconds}`,
     FAKETIME_DONT_FAKE_MONOTONIC: '1',
-    FAKETIME_NO_CACHE: '1'
+    FAKETIME_NO_CACHE: '1',
+    // file times stay real: a crawler that keeps a Last-Modified as a saved file's date (curl
+    // --remote-time, wget -N) would otherwise send it back shifted by the offset
+    NO_FAKE_STAT: '1'
   }
 }

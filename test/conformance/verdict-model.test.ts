@@ -287,3 +287,23 @@ t.test('SIGINT during conformance says what was done, removes its temporary fold
   t.match(stderr, /SIGINT: stopping after \d+ of \d+ scenarios/)
   t.same(readdirSync(tmp).filter(n => n.startsWith('webkrab-conformance-')), [], 'the state folder is gone')
 })
+
+t.test('after a failed precondition nothing else is held against the crawler: the other assertions are shown as not graded', async t => {
+  const r = await run(`id: validators-precondition
+name: The stored tag goes back on the revisit.
+kind: required
+refs: ["RFC 9111 §4.3.1"]
+steps:
+  - crawl: { urls: [/validators/etag-only] }
+  - advance: 30d
+  - crawl: { urls: [/validators/etag-only] }
+assertions:
+  - { id: fetched-once, basis: setup, level: must, reason: "the first visit fetches the page once.", requests: { path: /validators/etag-only, step: 1, count: 1 } }
+  - { id: echoed, level: must, rule: conditional-sends-stored-validator, reason: "RFC 9111 §4.3.1: the entity tag goes back.", echo: { path: /validators/etag-only, step: 3, request_header: If-None-Match, response_header: ETag } }
+`, commandAdapter({ command: 'curl --silent --output /dev/null {url} {url}' }), 'validators')
+  t.equal(r.verdict, 'setup-fail')
+  t.match(r.message, /precondition fetched-once not met/)
+  const echoed = r.assertions.find(a => a.id === 'echoed')
+  t.equal(echoed?.status, 'untested', 'not a fail')
+  t.match(echoed?.message, /^not graded, a precondition failed \(it found: /)
+})

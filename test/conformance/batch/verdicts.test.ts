@@ -202,3 +202,20 @@ assertions:
     t.match(r.message, /^step 2 \(change, .*validators-root\.yaml:1:5\) failed: .*nowhere/)
   })
 })
+
+t.test('a failed precondition is a setup-fail; where only report checks remain for a crawler without reports, the scenario is untested', async t => {
+  const setup = { ...result('fail', 'must', 'pre'), basis: 'setup' as const, score: 'setup' as const }
+  const report = { ...result('untested', 'must', 'rep'), score: 'reporting' as const }
+  t.equal(verdictOf('required', [setup, result('pass', 'must', 'x')]).verdict, 'setup-fail')
+  const only = verdictOf('required', [setup, report])
+  t.equal(only.verdict, 'untested', 'nothing could have been graded for this crawler: not a failure')
+  t.match(only.message, /only reporting assertions decide this scenario, and the crawler writes no report \(precondition pre not met either/)
+  t.equal(verdictOf('required', [setup, { ...report, status: 'pass' }], { reportsDecide: true }).verdict, 'setup-fail', 'a crawler that writes reports is held to the precondition')
+})
+
+t.test('a scenario not run because a known failure failed keeps its known mark, even when the adapter lists one of its own assertions', async t => {
+  const dep: ScenarioResult = { ...base, id: 'validators-child', verdict: 'dependency-fail', expected: 'depends on validators-root, a known failure', assertions: [{ ...result('untested', 'must', 'a'), expected: null }] }
+  const r = applyExpectations(dep, [{ id: 'validators-child', assertion: 'a', reason: 'the crawler keeps no ETag' }])
+  t.equal(r.expected, 'depends on validators-root, a known failure')
+  t.equal(r.unexpectedPass, false)
+})
