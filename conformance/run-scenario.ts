@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs'
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -202,6 +202,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const tampered = site.adminActivity()
   await site.close().catch(() => {})
   if (options.keepReports != null) keepBadReports(runs, stateDir, join(options.keepReports, scenario.id))
+  writeStepLogs(runs, stateDir)
 
   // a journal reset, clock move or content change the harness did not make: nothing the journal says can be trusted
   if (tampered.resets + tampered.clockMoves + tampered.changes > 0) {
@@ -220,6 +221,25 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     return done(verdict, message, { assertions: shown, ...record() })
   } catch (err) {
     return done('harness-fail', `grading failed: ${(err as Error).stack ?? String(err)}`, record())
+  }
+}
+
+/**
+ * What each run of the crawler's command did in a step, beside its state (kept with
+ * `--state`): `step-N.log` with the command line, the exit code or why it stopped, and
+ * the tails of what it printed on stdout and stderr.
+ */
+function writeStepLogs (runs: StepRun[], stateDir: string): void {
+  for (const r of runs) {
+    if (r.commands === undefined || r.commands.length === 0) continue
+    const text = r.commands.map(c => [
+      `$ ${c.command}`,
+      `# ${c.url === null ? 'one run for the step' : `for ${c.url}`}: ${c.error ?? `exit ${String(c.exitCode)}`} after ${c.durationMs} ms`,
+      '# stdout (tail):', c.stdout.trimEnd(), '# stderr (tail):', c.stderr.trimEnd(), ''
+    ].join('\n')).join('\n')
+    try {
+      writeFileSync(join(stateDir, `step-${r.n}.log`), text)
+    } catch {}
   }
 }
 

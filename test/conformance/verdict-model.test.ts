@@ -1,6 +1,6 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
@@ -271,6 +271,11 @@ t.test('a crawler given a flag it does not know exits 2 before any request: craw
   t.match(result.scenarios[0].message, /exited 2 before its first request; it ran: node .* --no-such-flag.*; it printed: .*no-such-flag/)
   t.notOk(result.scenarios.some(s => s.assertions.some(a => a.status === 'pass' && /no gap to measure/.test(a.message))), 'no vacuous pass')
   t.ok(readdirSync(dir).length > 0, '--state keeps each scenario\'s state')
+  const ran = result.scenarios.find(s => s.verdict === 'crawler-error')?.id ?? ''
+  const log = readFileSync(join(dir, ran, 'step-1.log'), 'utf8')
+  t.match(log, /^\$ node .* --no-such-flag/m, 'with the command line of each step')
+  t.match(log, /exit 2 after \d+ ms/, 'its exit code')
+  t.match(log, /# stderr \(tail\):\n.*no-such-flag/, 'and what it printed')
 })
 
 t.test('SIGINT during conformance says what was done, removes its temporary folders and exits 130', async t => {
