@@ -320,8 +320,18 @@ export function crawlerNotes (runs: StepRun[]): string[] {
   return notes
 }
 
+/** Text a crawler printed or ran, with this package's folder made relative, so committed results name no machine's folders. */
+function packageRelative (text: string): string {
+  return text.replaceAll(`${packageRoot}/`, '')
+}
+
 function runsForRecord (runs: StepRun[]): ScenarioResult['steps'] {
-  return runs.map(({ report, ...rest }) => ({ ...rest, wroteReport: report !== null }))
+  return runs.map(({ report, ...rest }) => ({
+    ...rest,
+    output: packageRelative(rest.output),
+    ...(rest.commands !== undefined ? { commands: rest.commands.map(c => ({ ...c, command: packageRelative(c.command), stdout: packageRelative(c.stdout), stderr: packageRelative(c.stderr) })) } : {}),
+    wroteReport: report !== null
+  }))
 }
 
 export type { CommandRun }

@@ -312,3 +312,19 @@ assertions:
   t.equal(echoed?.status, 'untested', 'not a fail')
   t.match(echoed?.message, /^not graded, a precondition failed \(it found: /)
 })
+
+t.test('a command\'s recorded output names no machine folder of this package: committed results stay package-relative', async t => {
+  const { packageRoot } = await import('../../common/paths.js')
+  const r = await run(`id: validators-paths
+name: The page is fetched once.
+kind: required
+refs: ["RFC 9110 §9.3.1"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: once, level: must, needs: [], reason: "WebKrab rule: one request.", requests: { path: /validators/strong, count: 1 } }
+`, commandAdapter({ command: `echo ${packageRoot}/x; curl --silent --output /dev/null {url}` }), 'validators')
+  const recorded = JSON.stringify(r.steps)
+  t.notMatch(recorded, `${packageRoot}/`, 'the package folder is made relative')
+  t.match(recorded, /"stdout":"x\\n"/)
+})
