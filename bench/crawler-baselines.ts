@@ -22,23 +22,34 @@ import { tuneForWrites } from '../crawler/store/store-open.js'
 export interface LoopCounts {
   requests: number
   failures: number
+  /** The requests' times added up (sent to last body byte): over the elapsed time, the mean in flight. */
+  busyMs: number
 }
 
-/** `concurrency` workers taking the next URL until none is left, one undici Agent, one request each. */
-async function undiciLoop (urls: string[], concurrency: number, take: (url: string, res: Dispatcher.ResponseData) => Promise<void>): Promise<LoopCounts> {
+/**
+ * `concurrency` workers taking the next URL until none is left, one undici Agent, one
+ * request each: `take` reads the response, then `keep` (when given) stores what it read.
+ */
+async function undiciLoop<T> (urls: string[], concurrency: number, take: (res: Dispatcher.ResponseData) => Promise<T>, keep?: (url: string, status: number, res: Dispatcher.ResponseData, read: T) => void): Promise<LoopCounts> {
   const agent = new Agent({ connections: concurrency, pipelining: 1 })
   let next = 0
   let failures = 0
+  let busyMs = 0
   try {
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < urls.length) {
         const target = urls[next++]
         const url = new URL(target)
+        const started = performance.now()
         try {
           const res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br' } })
-          await take(target, res)
+          const read = await take(res)
+          // in flight until the last body byte, as the crawler's exchange timings count
+          busyMs += performance.now() - started
+          keep?.(target, res.statusCode, res, read)
           if (res.statusCode !== 200) failures++
         } catch {
+          busyMs += performance.now() - started
           failures++
         }
       }
@@ -46,12 +57,12 @@ async function undiciLoop (urls: string[], concurrency: number, take: (url: stri
   } finally {
     await agent.close()
   }
-  return { requests: urls.length, failures }
+  return { requests: urls.length, failures, busyMs }
 }
 
 /** The baseline: every URL's body read through one undici Agent, nothing else. */
 export async function bareLoop (urls: string[], concurrency: number): Promise<LoopCounts> {
-  return await undiciLoop(urls, concurrency, async (_url, res) => {
+  return await undiciLoop(urls, concurrency, async res => {
     for await (const chunk of res.body) void chunk
   })
 }
@@ -65,15 +76,17 @@ export async function storeFloor (urls: string[], concurrency: number, retain: '
     const insertPage = db.prepare<[string, number, string, string], { id: number }>('INSERT INTO pages (url, status, headers, digest) VALUES (?, ?, ?, ?) RETURNING id')
     const insertBody = db.prepare<[number, Buffer]>('INSERT INTO bodies (page_id, data) VALUES (?, ?)')
     let batched = 0
-    const counts = await undiciLoop(urls, concurrency, async (url, res) => {
+    const counts = await undiciLoop(urls, concurrency, async res => {
       const hash = createHash('sha256')
       const chunks: Buffer[] = []
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         hash.update(chunk)
         if (retain === 'body') chunks.push(chunk)
       }
+      return { digest: hash.digest('hex'), chunks }
+    }, (url, status, res, { digest, chunks }) => {
       if (!db.inTransaction) db.exec('BEGIN')
-      const { id } = insertPage.get(url, res.statusCode, JSON.stringify(res.headers), hash.digest('hex')) as { id: number }
+      const { id } = insertPage.get(url, status, JSON.stringify(res.headers), digest) as { id: number }
       if (retain === 'body') insertBody.run(id, Buffer.concat(chunks))
       if (++batched >= BATCH_RECORDS) {
         db.exec('COMMIT')
