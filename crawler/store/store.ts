@@ -16,13 +16,19 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
  * Resource writes are grouped into one commit: at most this many, or as many as
  * arrive within BATCH_DELAY_MS. Each resource is still written whole inside a
  * savepoint of that commit, so a crash loses at most the last group, never half a
- * record.
+ * record. The delay is long enough that a run fetching a thousand pages a second
+ * fills its groups (at 50 ms they averaged about 40 records, and each commit costs
+ * about as much for 40 records as for 64), and short enough that a slow run still
+ * commits several times a second.
  */
 export const BATCH_RECORDS = 64
-export const BATCH_DELAY_MS = 50
+export const BATCH_DELAY_MS = 200
 
-/** URLs whose rows the store remembers (see Store.rows). */
-const ROWS_REMEMBERED = 4096
+/**
+ * URLs whose rows the store remembers (see Store.rows): about 100 bytes each beside the
+ * URL string the run holds anyway, so a few megabytes at most.
+ */
+export const ROWS_REMEMBERED = 65_536
 
 /** What a write does with the stored body. */
 export type BodyAction =
@@ -75,24 +81,33 @@ export class Store {
         if (mayHoldBody) this.stmts.deleteBody.run(id)
       }
       if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
-      const kept = (known ?? []).filter(r => r.vary === vary && r.variantKey !== write.variantKey)
-      this.remember(write.url, [...kept, { vary, variantKey: write.variantKey, body: body.kind === 'replace' || (body.kind === 'keep' && had?.body === true) }])
+      // a URL not looked up may hold other variants of this Vary: its rows stay unknown
+      if (known !== undefined) {
+        const kept = known.filter(r => r.vary === vary && r.variantKey !== write.variantKey)
+        this.remember(write.url, [...kept, { vary, variantKey: write.variantKey, body: body.kind === 'replace' || (body.kind === 'keep' && had?.body === true) }])
+      }
       return id
     })
   }
 
   /**
    * What this connection saw of a URL's rows (their Vary, variant and whether a
-   * body is stored) since its last commit, bounded: every write goes through
-   * save(), so it is exact for the URLs it holds, and lets a write skip deletes
-   * that would find nothing.
+   * body is stored), for at most ROWS_REMEMBERED URLs. The store is locked to this
+   * process (store-lock.ts) and every write of a resource goes through save(), which
+   * keeps the entry up to date, so an entry stays exact across commits: what find()
+   * learned before a run's first request (no row at all, for a new URL) still
+   * spares the write the deletes that would find nothing, however many group
+   * commits lie between. A rollback forgets everything (fail()).
    */
   private readonly rows = new Map<string, Array<{ vary: string, variantKey: string, body: boolean }>>()
 
+  /**
+   * Notes a URL's rows. Once the map is full, no URL is added and none is evicted: a
+   * run looks up its URLs before it writes them, and evicting the oldest look-ups
+   * would forget exactly the ones about to be written.
+   */
   private remember (url: string, rows: Array<{ vary: string, variantKey: string, body: boolean }>): void {
-    this.rows.delete(url)
-    this.rows.set(url, rows)
-    if (this.rows.size > ROWS_REMEMBERED) this.rows.delete(this.rows.keys().next().value as string)
+    if (this.rows.has(url) || this.rows.size < ROWS_REMEMBERED) this.rows.set(url, rows)
   }
 
   /**
@@ -309,8 +324,6 @@ export class Store {
       if (this.db.open && this.db.inTransaction) this.db.exec('COMMIT')
     })
     this.batched = 0
-    // between commits another connection could write: forget what was seen
-    this.rows.clear()
   }
 
   /**

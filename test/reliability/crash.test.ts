@@ -89,7 +89,7 @@ async function crawlUntilKilled (site: RunningSite, store: string, urls: string[
   cleanups.push(() => { site.journal.off('entry', onEntry) })
   // the last resort: every page has been answered, and the run still waits on /hang.
   // Not for a wait on commits: the answers come before the commit that groups them
-  // (up to 50 ms later), and that commit will come, since the run cannot end first.
+  // (up to the store's BATCH_DELAY_MS later), and that commit will come, since the run cannot end first.
   const answered = new Set<string>()
   const onComplete = (entry: { path: string, url: string }): void => {
     if (trigger === null || trigger.kind === 'committed' || entry.path === '/hang') return

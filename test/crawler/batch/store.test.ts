@@ -133,6 +133,48 @@ t.test('variants are kept apart by the request headers their Vary names', async 
   t.equal(store.find('http://127.0.0.1:1/page', { 'accept-language': 'fr' })?.etag, '"one"')
 })
 
+t.test('what a look-up learned of a URL\'s rows holds across group commits: a later body replaces the stored one and a changed Vary removes the old variants', async t => {
+  const store = Store.open(join(t.testdir(), 'remembered.sqlite'))
+  t.teardown(() => { store.close() })
+  const url = 'http://127.0.0.1:1/page'
+  t.equal(store.find(url, {}), null, 'nothing stored yet')
+  const first = store.beginBody()
+  first.write(Buffer.from('abc'))
+  const saved = store.save(write({ vary: ['accept-language'], variantKey: 'accept-language=fr' }), { kind: 'replace', body: first }, null)
+  store.commit()
+  const second = store.beginBody()
+  second.write(Buffer.from('xyz'))
+  store.save(write({ vary: ['accept-language'], variantKey: 'accept-language=fr' }), { kind: 'replace', body: second }, null)
+  store.commit()
+  t.equal(store.readBody(saved.id)?.toString(), 'xyz', 'the body written after the commit replaced the first one, not joined it')
+  store.save(write({ etag: '"one"' }), { kind: 'drop' }, null)
+  store.commit()
+  t.same(store.variants(url).map(r => r.variantKey), [''], 'the server stopped varying after a commit: the old variant went')
+})
+
+t.test('a URL this connection never looked up gets its stale body removed, even after a write of another of its variants', async t => {
+  const path = join(t.testdir(), 'unseen.sqlite')
+  const url = 'http://127.0.0.1:1/page'
+  const fr = { vary: ['accept-language'], variantKey: 'accept-language=fr' }
+  const de = { vary: ['accept-language'], variantKey: 'accept-language=de' }
+  const earlier = Store.open(path)
+  for (const [variant, text] of [[fr, 'old'], [de, 'd1']] as const) {
+    const body = earlier.beginBody()
+    body.write(Buffer.from(text))
+    earlier.save(write(variant), { kind: 'replace', body }, null)
+  }
+  earlier.close()
+  const store = Store.open(path)
+  t.teardown(() => { store.close() })
+  const d2 = store.beginBody()
+  d2.write(Buffer.from('d2'))
+  store.save(write(de), { kind: 'replace', body: d2 }, null)
+  const fresh = store.beginBody()
+  fresh.write(Buffer.from('new'))
+  const saved = store.save(write(fr), { kind: 'replace', body: fresh }, null)
+  t.equal(store.readBody(saved.id)?.toString(), 'new', 'the French body is the new one alone: writing the German variant told nothing of it')
+})
+
 t.test('observations accumulate as history for change-rate estimates', async t => {
   const store = Store.open(join(t.testdir(), 'h.sqlite'))
   t.teardown(() => { store.close() })
