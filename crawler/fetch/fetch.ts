@@ -6,7 +6,7 @@ import { classifyFetchError, responseTimeoutError } from './fetch-errors.js'
 import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from '../policy/budgets.js'
 import { ContentDigester, type ContentDigests } from '../policy/change.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
-import { headerBlockBytes, meterInterceptor, type ExchangeMeter } from './exchange-meter.js'
+import { headerBlockBytes, MeteredDispatcher, type ExchangeMeter } from './exchange-meter.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
 import { requestProblem } from './request-fields.js'
 
@@ -140,7 +140,7 @@ export class Fetcher {
   constructor (options: FetcherOptions) {
     this.options = options
     this.agent = this.newAgent()
-    this.dispatcher = this.agent.compose(meterInterceptor)
+    this.dispatcher = new MeteredDispatcher(this.agent)
   }
 
   private newAgent (): Agent {
@@ -167,7 +167,7 @@ export class Fetcher {
     this.retired.add(old)
     void old.close().catch(() => {}).finally(() => { this.retired.delete(old) })
     this.agent = this.newAgent()
-    this.dispatcher = this.agent.compose(meterInterceptor)
+    this.dispatcher = new MeteredDispatcher(this.agent)
   }
 
   /**
@@ -200,7 +200,7 @@ export class Fetcher {
     let timer: NodeJS.Timeout | undefined
     const meter: ExchangeMeter = {
       onRequestStart: () => { tStart = performance.now(); hooks.onRequestStart?.() },
-      onResponseHead: (_status, _headers, message) => { statusMessage = message; tHead = performance.now() }
+      onResponseHead: (_status, message) => { statusMessage = message; tHead = performance.now() }
     }
     let hookFailure: HookFailure | null = null
     let responseBody: Dispatcher.ResponseData['body'] | null = null
