@@ -116,8 +116,8 @@ export function openReportParts (path: string | null): ReportPartFiles {
 const reportFolders = new WeakMap<FetchReport, string>()
 
 /**
- * The folder whose files a split report's `parts` name, for a report crawl() returned
- * without a report file (its parts are in a temporary folder, removed at process exit).
+ * The folder whose files a split report's `parts` name, for a report crawl() returned:
+ * the report file's, or without one a temporary folder removed when the process exits.
  */
 export function partsFolder (report: FetchReport): string | null {
   return reportFolders.get(report) ?? null
@@ -158,7 +158,7 @@ export async function finishReport (path: string | null, builder: ReportBuilder,
     exchanges: { file: basename(parts.exchangeLines.file), count: parts.exchangeLines.count }
   }
   if (path !== null) writeReport(path, report)
-  else reportFolders.set(report, parts.folder)
+  reportFolders.set(report, parts.folder)
   return report
 }
 
