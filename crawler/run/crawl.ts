@@ -47,12 +47,20 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
     builder.add(event)
     opts.onEvent?.(event)
   }
-  const store = Store.open(opts.store)
+  let store: Store
+  try {
+    store = Store.open(opts.store)
+  } catch (err) {
+    parts.discard()
+    throw err
+  }
   let run: CrawlRun | null = null
   try {
     run = new CrawlRun(opts, store, emit)
     await run.execute()
   } catch (err) {
+    // a run that failed has no report: its parts may name records the store rolled back
+    parts.discard()
     // a write the disk refused ends the run with the store's one error, whichever write met it
     throw store.failureFor(err)
   } finally {

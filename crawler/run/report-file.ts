@@ -68,6 +68,8 @@ export interface ReportPartFiles extends ReportSink {
   readonly exchangeLines: NdjsonWriter
   /** Flushes and closes both files; safe to call twice. */
   close: () => void
+  /** Closes and removes both files (a run that failed has no report). */
+  discard: () => void
 }
 
 /** `report.json` → `report`; the parts are named from it (`report.resources.ndjson`). */
@@ -99,18 +101,24 @@ export function openReportParts (path: string | null): ReportPartFiles {
   else mkdirSync(folder, { recursive: true })
   const resourceLines = new NdjsonWriter(`${stem}.resources.ndjson`)
   const exchangeLines = new NdjsonWriter(`${stem}.exchanges.ndjson`)
-  return {
+  const close = (): void => {
+    resourceLines.close()
+    exchangeLines.close()
+  }
+  const parts: ReportPartFiles = {
     folder,
     temporary,
     resourceLines,
     exchangeLines,
     resource: r => resourceLines.write(r),
     exchange: x => exchangeLines.write(x),
-    close: () => {
-      resourceLines.close()
-      exchangeLines.close()
+    close,
+    discard: () => {
+      close()
+      removeParts(parts)
     }
   }
+  return parts
 }
 
 const reportFolders = new WeakMap<FetchReport, string>()
@@ -138,8 +146,8 @@ export async function finishReport (path: string | null, builder: ReportBuilder,
     if (w.failure === null) continue
     removeParts(parts)
     const why = w.failure.code ?? w.failure.message
-    if (isStorageFailure(w.failure)) throw errors.WEBKRAB_ERR_STORAGE(`${where}: cannot write ${w.file} (${why}); the run completed and its store is committed, only the report is lost`, { cause: w.failure })
-    throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: cannot write ${w.file} (${why})`, { cause: w.failure })
+    if (isStorageFailure(w.failure)) throw errors.WEBKRAB_ERR_STORAGE(`${where}: cannot write (${why}); the run completed and its store is committed, only the report is lost (at ${w.file})`, { cause: w.failure })
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: cannot write (${why}) at ${w.file}`, { cause: w.failure })
   }
   if (builder.inline) {
     const report = builder.summary(false)
