@@ -56,7 +56,7 @@ export async function * renderChunks (text: string, source: string, format: Repo
     return
   }
   if (journal !== null) throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: a fixture-site journal, not a fetch report; a journal renders only as HAR (--format har)`)
-  const open = openLoaded(reportFrom(value, source), source, dirname(resolve(source)))
+  const open = openLoaded(reportFrom(value, source), source, dirname(source))
   if (format === 'har') {
     yield * harText(open)
     return
