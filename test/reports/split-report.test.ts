@@ -1,6 +1,5 @@
 import t from 'tap'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
 import { startFixtureSite } from '../../fixture-server/index.js'
@@ -38,7 +37,7 @@ t.test('the production limit is INLINE_RESOURCE_LIMIT, 10,000 resources', async 
 })
 
 t.test('a run with more resources than the inline limit writes the split form: the summary, and every entry once in its NDJSON part', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-split-'))
+  const dir = t.testdir()
   const path = join(dir, 'run.json')
   const returned = await withLimit(3, async () => await crawl({ urls, store: join(dir, 'store.sqlite'), report: path, concurrency: 1, maxDurationMs: 20_000 }))
   const onDisk = JSON.parse(readFileSync(path, 'utf8')) as FetchReport
@@ -59,7 +58,7 @@ t.test('a run with more resources than the inline limit writes the split form: t
 })
 
 t.test('a run within the limit writes one file, as before, and leaves no part beside it', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-split-'))
+  const dir = t.testdir()
   const path = join(dir, 'run.json')
   const report = await withLimit(null, async () => await crawl({ urls, store: join(dir, 'store.sqlite'), report: path, maxDurationMs: 20_000 }))
   t.equal(report.parts, undefined)
@@ -70,7 +69,7 @@ t.test('a run within the limit writes one file, as before, and leaves no part be
 })
 
 t.test('each renderer gives the same output from the split form as from the single-file form of the same run', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-split-'))
+  const dir = t.testdir()
   const store = join(dir, 'store.sqlite')
   await crawl({ urls, store, maxDurationMs: 20_000 })
   // a second run over the store: 304s, a churning validator, a redirect, a 404
@@ -95,7 +94,7 @@ t.test('each renderer gives the same output from the split form as from the sing
 })
 
 t.test('the conformance harness reads a step\'s split report whole, and names a bad line as FILE:LINE', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-split-'))
+  const dir = t.testdir()
   const path = join(dir, 'report-1.json')
   await withLimit(1, async () => await crawl({ urls: urls.slice(0, 3), store: join(dir, 'store.sqlite'), report: path, maxDurationMs: 20_000 }))
   const read = await readStepReport(dir, 1)
@@ -116,7 +115,7 @@ t.test('a part the disk will not take ends the run with one WEBKRAB_ERR_STORAGE 
     t.comment('no /dev/full to fill')
     return
   }
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-split-'))
+  const dir = t.testdir()
   const store = join(dir, 'store.sqlite')
   symlinkSync('/dev/full', join(dir, 'run.resources.ndjson'))
   const err = await crawl({ urls: urls.slice(0, 2), store, report: join(dir, 'run.json'), maxDurationMs: 20_000 }).then(() => null, (e: WebkrabError) => e)

@@ -1,9 +1,10 @@
 import t from 'tap'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ReportBuilder } from '../../../crawler/run/report-builder.js'
-import { finishReport, openReportParts } from '../../../crawler/run/report-file.js'
+import { finishReport, inlineResourceLimit, openReportParts } from '../../../crawler/run/report-file.js'
+import { INLINE_RESOURCE_LIMIT } from '../../../reports/report-types.js'
+import { NdjsonWriter } from '../../../crawler/run/ndjson-writer.js'
 import { collect, openReport, validateReport } from '../../../reports/load-report.js'
 import type { Exchange, ResourceReport } from '../../../reports/report-types.js'
 import { DEFAULT_BUDGETS } from '../../../crawler/policy/budgets.js'
@@ -86,7 +87,7 @@ t.test('only deferrals that left work for a later run are listed as deferred', a
 })
 
 t.test('a single-file report lists resources in seed order, and incomplete ones name their budget', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-builder-'))
+  const dir = t.testdir()
   const parts = openReportParts(join(dir, 'report.json'))
   const b = new ReportBuilder(parts)
   b.add({ type: 'run-start', at: '2026-01-01T00:00:00.000Z', seeds: [`${A}/1`, `${A}/2`, `${A}/3`], store: null, budgets: DEFAULT_BUDGETS, options: { change: 'semantic', retain: 'body', revalidateAlways: false, plan: false, headers: {} } })
@@ -100,7 +101,7 @@ t.test('a single-file report lists resources in seed order, and incomplete ones 
 })
 
 t.test('past the inline limit the report is split: the summary lists at most 1,000 of each list and states each whole count', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-builder-'))
+  const dir = t.testdir()
   const path = join(dir, 'run.json')
   const parts = openReportParts(path)
   const b = new ReportBuilder(parts, 5)
@@ -125,9 +126,10 @@ t.test('past the inline limit the report is split: the summary lists at most 1,0
 })
 
 t.test('the builder\'s memory does not grow with the resources it is fed', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-builder-'))
-  const parts = openReportParts(join(dir, 'big.json'))
-  const b = new ReportBuilder(parts)
+  // the real writer, to a sink that keeps nothing: 200 MB of lines need not reach a disk
+  const resources = new NdjsonWriter('/dev/null')
+  const exchanges = new NdjsonWriter('/dev/null')
+  const b = new ReportBuilder({ resource: r => resources.write(r), exchange: x => exchanges.write(x) })
   b.add({ type: 'run-start', at: '2026-01-01T00:00:00.000Z', seeds: [], seedCount: 200_000, store: null, budgets: DEFAULT_BUDGETS, options: { change: 'semantic', retain: 'body', revalidateAlways: false, plan: false, headers: {} } })
   const feed = (from: number, to: number): void => {
     for (let i = from; i < to; i++) {
@@ -141,8 +143,13 @@ t.test('the builder\'s memory does not grow with the resources it is fed', async
   const after20k = heap()
   feed(20_000, 200_000)
   const after200k = heap()
-  const r = await finishReport(join(dir, 'big.json'), b, parts)
-  t.equal(r.parts?.resources.count, 200_000)
+  resources.close()
+  exchanges.close()
+  t.equal(resources.failure, null)
+  t.same(b.counts, { resources: 200_000, exchanges: 200_000, seeds: 200_000 })
+  const r = b.summary()
+  t.equal(r.incompleteCount, Math.ceil(200_000 / 97))
+  t.equal(r.incomplete.length, 1000, 'the split summary lists the first 1,000')
   // each resource here is about 1 KB as JSON: kept, 180,000 more would be 180 MB more
   t.ok(after200k - after20k < 48 * 1024 * 1024, `heap grew ${Math.round((after200k - after20k) / 1024 / 1024)} MB over 180,000 more resources`)
 })
@@ -167,4 +174,11 @@ t.test('every deferral of an origin is kept in order with the exchange that brou
   const o = b.summary().origins[0]
   t.same(o.deferrals?.map(d => [d.signal, d.exchangeSeq]), [['503 Retry-After: 1', 2], ['503 Retry-After: 1', 3], ['429 Retry-After: 900', 4]])
   t.same(o.deferral, { ...second, exchangeSeq: 4 }, 'the latest one is the origin\'s deferral')
+})
+
+t.test('WEBKRAB_REPORT_INLINE_LIMIT may lower the inline limit, never raise it, and a bad value is a bad flag', async t => {
+  t.equal(inlineResourceLimit({}), INLINE_RESOURCE_LIMIT)
+  t.equal(inlineResourceLimit({ WEBKRAB_REPORT_INLINE_LIMIT: '3' }), 3)
+  t.equal(inlineResourceLimit({ WEBKRAB_REPORT_INLINE_LIMIT: '50000' }), INLINE_RESOURCE_LIMIT)
+  t.throws(() => inlineResourceLimit({ WEBKRAB_REPORT_INLINE_LIMIT: 'many' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /WEBKRAB_REPORT_INLINE_LIMIT=many/ })
 })

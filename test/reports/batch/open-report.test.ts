@@ -1,6 +1,5 @@
 import t from 'tap'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
@@ -27,7 +26,7 @@ function writeSplit (dir: string, report: FetchReport, lines?: { resources?: str
 }
 
 t.test('openReport gives the same entries from the split form as from the single-file form', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-open-'))
+  const dir = t.testdir()
   const report = makeReport()
   writeFileSync(join(dir, 'single.json'), JSON.stringify(report))
   const single = await openReport(join(dir, 'single.json'))
@@ -41,7 +40,7 @@ t.test('openReport gives the same entries from the split form as from the single
 })
 
 t.test('a resource line that breaks the schema is reported as FILE:LINE with the field', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-open-'))
+  const dir = t.testdir()
   const report = makeReport()
   const bad = report.resources.map((r, i) => JSON.stringify(i === 2 ? { ...r, outcome: 'maybe' } : r) + '\n').join('')
   const open = await openReport(writeSplit(dir, report, { resources: bad }))
@@ -53,7 +52,7 @@ t.test('a resource line that breaks the schema is reported as FILE:LINE with the
 })
 
 t.test('an exchange line that is not JSON is reported as FILE:LINE', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-open-'))
+  const dir = t.testdir()
   const report = makeReport()
   const lines = report.exchanges.map(x => JSON.stringify(x) + '\n')
   lines.splice(1, 0, '{"seq": 3,\n')
@@ -63,7 +62,7 @@ t.test('an exchange line that is not JSON is reported as FILE:LINE', async t => 
 })
 
 t.test('a part with fewer lines than its count says is a bad report, said at its end', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-open-'))
+  const dir = t.testdir()
   const report = makeReport()
   const open = await openReport(writeSplit(dir, report, { resources: JSON.stringify(report.resources[0]) + '\n' }))
   const err = await collect(open.resources()).then(() => null, (e: WebkrabError) => e)
@@ -71,7 +70,7 @@ t.test('a part with fewer lines than its count says is a bad report, said at its
 })
 
 t.test('a line longer than the bound is refused before it is held whole', async t => {
-  const dir = mkdtempSync(join(tmpdir(), 'webkrab-open-'))
+  const dir = t.testdir()
   const { readNdjson } = await import('../../../reports/read-ndjson.js')
   const file = join(dir, 'long.ndjson')
   writeFileSync(file, '{"a":1}\n' + 'x'.repeat(5000) + '\n')
