@@ -93,9 +93,14 @@ function flagOption (row: CrawlOptionRow): Option {
 
 async function summary (report: FetchReport): Promise<string> {
   try {
-    const { renderTerminal } = await import('../reports/render-terminal.js')
+    const { renderTerminalView } = await import('../reports/render-terminal.js')
+    const { viewOpen } = await import('../reports/report-view.js')
+    const { openLoaded } = await import('../reports/load-report.js')
+    const { partsFolder } = await import('./run/report-file.js')
+    // a split report's entries stream from its parts (beside --report, or in a temporary folder)
+    const view = await viewOpen(openLoaded(report, 'the run\'s report', partsFolder(report) ?? '.'))
     // the same rule as webkrab report: FORCE_COLOR, NO_COLOR, a terminal, TERM=dumb
-    return renderTerminal(report, { color: wantsColor(process.stdout), width: process.stdout.isTTY === true ? process.stdout.columns : undefined })
+    return renderTerminalView(view, { color: wantsColor(process.stdout), width: process.stdout.isTTY === true ? process.stdout.columns : undefined })
   } catch {
     const r = report.requests
     return `${report.resources.length} resources, ${r.total} requests (${r.conditional} conditional, ${r.notModified} answered 304, ${r.retries} retries), ` +

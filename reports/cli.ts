@@ -1,12 +1,14 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync, rmSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { once } from 'node:events'
 import { dirname, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
-import { parseReportJson, reportFrom } from './load-report.js'
-import { renderTerminal } from './render-terminal.js'
-import { renderMarkdown } from './render-md.js'
-import { renderHtml } from './render-html.js'
-import { reportToHar, journalToHar, type HarJournalEntry } from './render-har.js'
+import { openLoaded, parseReportJson, reportFrom } from './load-report.js'
+import { renderTerminal, renderTerminalView } from './render-terminal.js'
+import { renderMarkdown, renderMarkdownView } from './render-md.js'
+import { renderHtml, renderHtmlView } from './render-html.js'
+import { reportToHar, journalToHar, harText, type HarJournalEntry } from './render-har.js'
+import { viewOpen } from './report-view.js'
 import { wantsColor } from '../common/color.js'
 
 export const REPORT_FORMATS = ['terminal', 'md', 'html', 'har'] as const
@@ -27,15 +29,51 @@ export function registerReport (program: Command): void {
     .addOption(new Option('--format <format>', 'what to render').choices(REPORT_FORMATS).default('terminal'))
     .option('--out <file>', 'write here instead of stdout')
     .option('--no-color', 'plain terminal output even on a TTY (NO_COLOR also works)')
-    .action((file: string, flags: ReportFlags) => {
+    .action(async (file: string, flags: ReportFlags) => {
       const text = readInput(file)
-      const output = renderFile(text, file, flags.format, {
+      const chunks = renderChunks(text, file, flags.format, {
         color: flags.out === undefined && flags.color !== false && wantsColor(process.stdout),
         width: flags.out === undefined && process.stdout.isTTY ? process.stdout.columns : undefined
       })
-      if (flags.out === undefined) process.stdout.write(output)
-      else writeAtomically(flags.out, output)
+      if (flags.out === undefined) {
+        for await (const chunk of chunks) if (!process.stdout.write(chunk)) await once(process.stdout, 'drain')
+      } else {
+        await writeAtomically(flags.out, chunks)
+      }
     })
+}
+
+/**
+ * Renders a report file's text in a format, as chunks of output: the report is
+ * opened in either form (a split report's parts are read from beside `source`,
+ * streaming), and HAR is written an entry at a time. A journal renders only as HAR.
+ */
+export async function * renderChunks (text: string, source: string, format: ReportFormat, terminal: { color: boolean, width?: number }): AsyncGenerator<string> {
+  const value = parseReportJson(text, source)
+  const journal = asJournal(value, source)
+  if (journal !== null && format === 'har') {
+    yield JSON.stringify(journalToHar(journal), null, 2) + '\n'
+    return
+  }
+  if (journal !== null) throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: a fixture-site journal, not a fetch report; a journal renders only as HAR (--format har)`)
+  const open = openLoaded(reportFrom(value, source), source, dirname(source))
+  if (format === 'har') {
+    yield * harText(open)
+    return
+  }
+  const view = await viewOpen(open)
+  switch (format) {
+    case 'terminal': yield renderTerminalView(view, terminal); break
+    case 'md': yield renderMarkdownView(view); break
+    case 'html': yield renderHtmlView(view); break
+  }
+}
+
+/** Every chunk of renderChunks as one string: for a report known to be small. */
+export async function renderReportText (text: string, source: string, format: ReportFormat, terminal: { color: boolean, width?: number }): Promise<string> {
+  let out = ''
+  for await (const chunk of renderChunks(text, source, format, terminal)) out += chunk
+  return out
 }
 
 /**
@@ -48,6 +86,7 @@ export function renderFile (text: string, source: string, format: ReportFormat, 
   if (journal !== null && format === 'har') return JSON.stringify(journalToHar(journal), null, 2) + '\n'
   if (journal !== null) throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: a fixture-site journal, not a fetch report; a journal renders only as HAR (--format har)`)
   const report = reportFrom(value, source)
+  if (report.parts !== undefined) throw errors.WEBKRAB_ERR_BAD_REPORT(`${source}: a split report (its entries are in ${report.parts.resources.file} and ${report.parts.exchanges.file}); render it from its file`)
   switch (format) {
     case 'terminal': return renderTerminal(report, terminal)
     case 'md': return renderMarkdown(report)
@@ -80,15 +119,22 @@ function asJournal (value: unknown, source: string): HarJournalEntry[] | null {
 }
 
 /** Writes through a temporary file and a rename, so a failed write never leaves half a report. */
-function writeAtomically (file: string, content: string): void {
+async function writeAtomically (file: string, chunks: AsyncIterable<string>): Promise<void> {
   const target = resolve(file)
   const temp = `${target}.${process.pid}.tmp`
+  let fd: number | null = null
   try {
     mkdirSync(dirname(target), { recursive: true })
-    writeFileSync(temp, content)
+    fd = openSync(temp, 'w')
+    for await (const chunk of chunks) writeSync(fd, chunk)
+    closeSync(fd)
+    fd = null
     renameSync(temp, target)
   } catch (err) {
+    if (fd !== null) closeSync(fd)
     rmSync(temp, { force: true })
+    // a bad report says its own line; only a refused write is the flag's
+    if ((err as { code?: string }).code?.startsWith('WEBKRAB_ERR_') === true) throw err
     throw errors.WEBKRAB_ERR_BAD_FLAG(`--out ${file}: cannot write (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
   }
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { version as webkrabVersion } from '../common/version.js'
+import type { OpenReport } from './load-report.js'
 import type { Exchange, FetchReport } from './report-types.js'
 import type { Har, HarEntry, HarNameValue, HarTimings } from './har-types.js'
 
@@ -45,6 +46,22 @@ export function reportToHar (report: FetchReport): Har {
       entries: report.exchanges.map(exchangeEntry)
     }
   }
+}
+
+/**
+ * The same HAR as text, `JSON.stringify(reportToHar(report), null, 2)` character for
+ * character, written an entry at a time from an opened report of either form: a
+ * split report's exchanges stream from its part and are never all in memory.
+ */
+export async function * harText (open: OpenReport): AsyncGenerator<string> {
+  const head = JSON.stringify(reportToHar({ ...open.report, exchanges: [] }), null, 2)
+  const at = head.lastIndexOf('"entries": []')
+  let first = true
+  for await (const e of open.exchanges()) {
+    yield (first ? head.slice(0, at) + '"entries": [\n' : ',\n') + JSON.stringify(exchangeEntry(e), null, 2).replace(/^/gm, '      ')
+    first = false
+  }
+  yield first ? head + '\n' : '\n    ]' + head.slice(at + '"entries": []'.length) + '\n'
 }
 
 function exchangeEntry (e: Exchange): HarEntry {

@@ -4,8 +4,9 @@ import {
   renderPage, escapeHtml, statTiles, card, badge, legend, dataTable, barChart, stackedBars, stackedLegend, timeline,
   palette, statusColor, type Tone, type Row
 } from './page-kit.js'
-import { summarizeReport, describeContext, describeRepresentation, formatCount, formatShare, type ReportSummary } from './summarize-report.js'
-import { reportTimeline, classifyExchange, EXCHANGE_CLASSES } from './report-timeline.js'
+import { describeContext, describeRepresentation, formatCount, formatShare, type ReportSummary } from './summarize-report.js'
+import { reportTimeline, EXCHANGE_CLASSES } from './report-timeline.js'
+import { viewOf, type ReportView } from './report-view.js'
 
 /** Charts in a half-width card are drawn that wide, so a 1280 px page shows their labels at full size rather than shrunk. */
 const HALF_WIDTH = 520
@@ -19,20 +20,30 @@ const HALF_WIDTH = 520
  * table (`#resources`).
  */
 export function renderHtml (report: FetchReport): string {
-  const s = summarizeReport(report)
+  return renderHtmlView(viewOf(report))
+}
+
+/**
+ * The same page from a report's view (report-view.ts), of either form. Every figure
+ * and chart is over the whole run; the tables of a huge run list their first rows
+ * and say how many there are (the report's parts hold every entry).
+ */
+export function renderHtmlView (view: ReportView): string {
+  const { report, summary: s } = view
   const body = [
     headline(report, s),
     attention(s),
-    `<div class="grid-2">${bytesCard(s)}${kindsCard(report)}</div>`,
-    timelineCard(report),
-    resourcesCard(report),
+    `<div class="grid-2">${bytesCard(s)}${kindsCard(report, view)}</div>`,
+    timelineCard(view),
+    resourcesCard(view),
     reusedCard(s),
     runCard(report)
   ].join('\n')
+  const seeds = report.run.seedCount ?? report.run.seeds.length
   const seconds = (s.stop.durationMs / 1000).toFixed(1)
   return renderPage({
     title: 'WebKrab fetch report',
-    subtitle: `${report.run.seeds.length} ${report.run.seeds.length === 1 ? 'seed' : 'seeds'}, ${report.resources.length} resources, ` +
+    subtitle: `${formatCount(seeds)} ${seeds === 1 ? 'seed' : 'seeds'}, ${formatCount(view.resourceCount)} resources, ` +
       `${report.run.startedAt} to ${report.run.endedAt} (${seconds} s), ${s.stop.stoppedBy === 'completed' ? 'completed' : `stopped by ${s.stop.stoppedBy}`}`,
     body,
     footer: `${report.generator.name} ${report.generator.version}, ${report.schema}`
@@ -45,7 +56,7 @@ const fig = (id: string, value: number | string, text = typeof value === 'number
 function headline (report: FetchReport, s: ReportSummary): string {
   const r = s.requests
   const b = s.bytes
-  const byNotModified = s.reused.filter(u => u.how === 'not-modified').length
+  const byNotModified = s.counts.reusedNotModified
   const left = s.deferred.filter(d => !d.resumed)
   const resumed = s.deferred.filter(d => d.resumed)
   const firstDeferral = left[0]
@@ -57,9 +68,9 @@ function headline (report: FetchReport, s: ReportSummary): string {
         `${fig('conditional', r.conditional)} conditional (${fig('notModified', r.notModified)} answered 304)`
     },
     {
-      id: 'bytes', label: 'Bytes on the wire', value: formatBytes(b.received), raw: b.received, tone: s.incomplete.length > 0 ? 'bad' : undefined,
+      id: 'bytes', label: 'Bytes on the wire', value: formatBytes(b.received), raw: b.received, tone: s.counts.incomplete > 0 ? 'bad' : undefined,
       detailHtml: `${fig('savedByRevalidation', b.savedByRevalidation, formatBytes(b.savedByRevalidation))} saved by revalidation; ` +
-        `${fig('incomplete', s.incomplete.length)} incomplete`
+        `${fig('incomplete', s.counts.incomplete)} incomplete`
     },
     {
       id: 'deferred', label: 'Deferred origins', value: formatCount(left.length), raw: left.length, tone: left.length > 0 ? 'warn' : 'good',
@@ -69,8 +80,8 @@ function headline (report: FetchReport, s: ReportSummary): string {
         (waited === '' ? '' : `; ${fig('resumed', resumed.length, waited)}`)
     },
     {
-      id: 'reused', label: 'Reused results', value: formatCount(s.reused.length), raw: s.reused.length, tone: 'good',
-      detailHtml: `${fig('reusedNotModified', byNotModified)} confirmed by 304, ${fig('reusedFresh', s.reused.length - byNotModified)} fresh without a request`
+      id: 'reused', label: 'Reused results', value: formatCount(s.counts.reused), raw: s.counts.reused, tone: 'good',
+      detailHtml: `${fig('reusedNotModified', byNotModified)} confirmed by 304, ${fig('reusedFresh', s.counts.reused - byNotModified)} fresh without a request`
     },
     {
       id: 'stopped', label: 'Ended by', value: s.stop.stoppedBy, raw: s.stop.stoppedBy, tone: s.stop.stoppedBy === 'completed' ? 'good' : 'warn',
@@ -89,8 +100,8 @@ function attention (s: ReportSummary): string {
   }))
   return card({
     id: 'attention',
-    title: `Needs attention (${s.attention.length})`,
-    caption: 'Incomplete, deferred, failed and operator-bound resources, and validators that cannot be trusted.',
+    title: `Needs attention (${formatCount(s.counts.attention)})`,
+    caption: 'Incomplete, deferred, failed and operator-bound resources, and validators that cannot be trusted.' + shownOf(s.attention.length, s.counts.attention),
     body: dataTable({ id: 'attention-table', columns: [{ label: 'kind' }, { label: 'URL', className: 'url' }, { label: 'reason' }], rows: rows })
   })
 }
@@ -133,9 +144,13 @@ function byteTable (b: ReportSummary['bytes']): string {
   return `<h3>Byte counts</h3><table class="data compact">${tr.join('')}</table>`
 }
 
-function kindsCard (report: FetchReport): string {
-  const counts = new Map(EXCHANGE_CLASSES.map(c => [c.cls, 0]))
-  for (const e of report.exchanges) counts.set(classifyExchange(e), (counts.get(classifyExchange(e)) ?? 0) + 1)
+/** Said under a table a huge run cut: how many rows it lists of how many. */
+function shownOf (shown: number, total: number): string {
+  return total > shown ? ` Listed: the first ${formatCount(shown)} of ${formatCount(total)}; the report has them all.` : ''
+}
+
+function kindsCard (report: FetchReport, view: ReportView): string {
+  const counts = view.exchangeClasses
   const bars = EXCHANGE_CLASSES.filter(c => (counts.get(c.cls) ?? 0) > 0 || ['initial', 'not-modified', 'retry'].includes(c.cls))
     .map(c => ({ label: c.label, value: counts.get(c.cls) ?? 0, color: c.color, attrs: { 'data-kind': c.cls } }))
   const statuses = Object.entries(report.requests.byStatus).sort(([a], [b]) => a.localeCompare(b))
@@ -149,13 +164,14 @@ function kindsCard (report: FetchReport): string {
   })
 }
 
-function timelineCard (report: FetchReport): string {
-  const options = reportTimeline(report)
+function timelineCard (view: ReportView): string {
+  const options = reportTimeline(view.report, view.lastEndMs)
   const items = EXCHANGE_CLASSES.map(c => ({ label: c.label, color: c.color }))
   return card({
     id: 'timeline-card',
     title: 'Timeline by origin',
-    caption: 'Every request from its start to its last byte; outlined bars were answered 4xx or 5xx. Hatched: an origin deferred until the time its Retry-After allowed.',
+    caption: 'Every request from its start to its last byte; outlined bars were answered 4xx or 5xx. Hatched: an origin deferred until the time its Retry-After allowed.' +
+      (view.exchangeCount > view.report.exchanges.length ? ` Drawn: the first ${formatCount(view.report.exchanges.length)} of ${formatCount(view.exchangeCount)} requests to end.` : ''),
     body: timeline(options) + legend([...items, { label: 'deferral window', color: palette.orange, pattern: true }, { label: 'end of run', color: palette.red }])
   })
 }
@@ -175,9 +191,8 @@ function planLine (r: ResourceReport): string {
   return `<br><span class="note" data-plan="${escapeHtml(mode)}" title="${escapeHtml(p.reason)}">plan: ${escapeHtml(mode)}, ${rate} changes a day${escapeHtml(due)}${escapeHtml(audit)}</span>`
 }
 
-function resourcesCard (report: FetchReport): string {
-  const outcomes = [...new Set(report.resources.map(r => r.outcome))].sort()
-  const actions = [...new Set(report.resources.map(r => r.decision.action))].sort()
+function resourcesCard (view: ReportView): string {
+  const { report, outcomes, actions } = view
   const rows: Row[] = report.resources.map((r: ResourceReport) => ({
     attrs: { 'data-url': r.url, 'data-outcome': r.outcome },
     cells: [
@@ -200,8 +215,9 @@ function resourcesCard (report: FetchReport): string {
   }))
   return card({
     id: 'resources-card',
-    title: `Resources (${report.resources.length})`,
-    caption: 'Each resource with what the crawler decided before asking and why, then how it ended. Click a header to sort; a request context shows under its URL.',
+    title: `Resources (${formatCount(view.resourceCount)})`,
+    caption: 'Each resource with what the crawler decided before asking and why, then how it ended. Click a header to sort; a request context shows under its URL.' +
+      shownOf(report.resources.length, view.resourceCount),
     body: dataTable({
       id: 'resources',
       columns: [{ label: 'URL', className: 'url' }, { label: 'outcome' }, { label: 'status', numeric: true }, { label: 'attempts', numeric: true },
@@ -222,7 +238,7 @@ function reusedCard (s: ReportSummary): string {
   return card({
     id: 'reused',
     title: 'What supported each reused result',
-    caption: 'The stored representation and the request context each reuse rests on: a response that varies is only evidence for the context it was fetched with.',
+    caption: 'The stored representation and the request context each reuse rests on: a response that varies is only evidence for the context it was fetched with.' + shownOf(s.reused.length, s.counts.reused),
     body: dataTable({ id: 'reused-table', columns: [{ label: 'URL', className: 'url' }, { label: 'how' }, { label: 'request context' }, { label: 'representation' }, { label: 'why' }], rows })
   })
 }

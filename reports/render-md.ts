@@ -1,7 +1,7 @@
 import type { FetchReport } from './report-types.js'
 import { withoutControls } from './strip-controls.js'
+import { viewOf, type ReportView } from './report-view.js'
 import {
-  summarizeReport,
   describeContext,
   describeRepresentation,
   formatCount,
@@ -14,10 +14,16 @@ import {
  * then the resources that need attention. Control characters in the report's strings
  * are made visible (strip-controls.ts), so a job summary shows them as text.
  */
-export function renderMarkdown (untrusted: FetchReport): string {
-  const report = withoutControls(untrusted)
-  const s = summarizeReport(report)
+export function renderMarkdown (report: FetchReport): string {
+  return renderMarkdownView(viewOf(report))
+}
+
+/** The same from a report's view (report-view.ts): of either form, its lists cut at SUMMARY_LIST_LIMIT with the count said. */
+export function renderMarkdownView (view: ReportView): string {
+  const report = withoutControls(view.report)
+  const s = withoutControls(view.summary)
   const out: string[] = []
+  const more = (shown: number, total: number): void => { if (total > shown) out.push(`The first ${formatCount(shown)} of ${formatCount(total)} are listed; the report has them all.`, '') }
   const seconds = (s.stop.durationMs / 1000).toFixed(1)
   out.push('# WebKrab fetch report', '')
   out.push(`Run from ${report.run.startedAt} to ${report.run.endedAt} (${seconds} s), stopped by \`${s.stop.stoppedBy}\`.`, '')
@@ -45,11 +51,14 @@ export function renderMarkdown (untrusted: FetchReport): string {
   ], ['left', 'right']), '')
   out.push(`Revalidation saved ${formatShare(b.savedShare)} of what unconditional fetches would have cost.`, '')
   if (s.incomplete.length === 0) out.push('Incomplete responses: none.', '')
-  else out.push(...table(['incomplete URL', 'budget', 'reason'], s.incomplete.map(i => [i.url, i.budget ?? '', i.reason])), '')
+  else {
+    out.push(...table(['incomplete URL', 'budget', 'reason'], s.incomplete.map(i => [i.url, i.budget ?? '', i.reason])), '')
+    more(s.incomplete.length, s.counts.incomplete)
+  }
 
   out.push('## 3. Deferred origins', '')
   if (s.deferred.length === 0) out.push('None.', '')
-  else out.push(...table(['origin', 'signal', 'until', 'URLs', 'ended', 'reason'], s.deferred.map(d => [d.origin, d.signal, d.until ?? '', String(d.urls.length), d.resumed ? 'waited, resumed' : 'deferred', d.reason])), '')
+  else out.push(...table(['origin', 'signal', 'until', 'URLs', 'ended', 'reason'], s.deferred.map(d => [d.origin, d.signal, d.until ?? '', formatCount(d.urlCount), d.resumed ? 'waited, resumed' : 'deferred', d.reason])), '')
 
   out.push('## 4. Reused results', '')
   if (s.reused.length === 0) out.push('None.', '')
@@ -57,6 +66,7 @@ export function renderMarkdown (untrusted: FetchReport): string {
     out.push(...table(['URL', 'how', 'request context', 'representation', 'reason'], s.reused.map(u => [
       u.url, u.how === 'not-modified' ? '304' : 'fresh', describeContext(u.requestContext), describeRepresentation(u), u.reason
     ])), '')
+    more(s.reused.length, s.counts.reused)
   }
 
   out.push('## 5. What ended the run', '')
@@ -64,7 +74,10 @@ export function renderMarkdown (untrusted: FetchReport): string {
 
   out.push('## Needs attention', '')
   if (s.attention.length === 0) out.push('Nothing needs attention.', '')
-  else out.push(...table(['kind', 'URL', 'reason'], s.attention.map(a => [a.kind, a.url, a.reason])), '')
+  else {
+    out.push(...table(['kind', 'URL', 'reason'], s.attention.map(a => [a.kind, a.url, a.reason])), '')
+    more(s.attention.length, s.counts.attention)
+  }
   return out.join('\n')
 }
 

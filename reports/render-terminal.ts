@@ -2,8 +2,8 @@ import { Chalk, type ChalkInstance } from 'chalk'
 import { formatBytes } from '../common/units.js'
 import type { FetchReport } from './report-types.js'
 import { withoutControls } from './strip-controls.js'
+import { viewOf, type ReportView } from './report-view.js'
 import {
-  summarizeReport,
   describeContext,
   describeRepresentation,
   formatCount,
@@ -29,11 +29,17 @@ const plain = (t: string): string => t
  * report reaches the terminal with its control characters made visible (strip-controls.ts):
  * the only escapes printed are the renderer's own colours.
  */
-export function renderTerminal (untrusted: FetchReport, options: TerminalOptions): string {
-  const report = withoutControls(untrusted)
+export function renderTerminal (report: FetchReport, options: TerminalOptions): string {
+  return renderTerminalView(viewOf(report), options)
+}
+
+/** The same from a report's view (report-view.ts): of either form, its lists cut at SUMMARY_LIST_LIMIT with the count said. */
+export function renderTerminalView (view: ReportView, options: TerminalOptions): string {
+  const report = withoutControls(view.report)
+  const s = withoutControls(view.summary)
   const c = new Chalk({ level: options.color ? 1 : 0 })
   const width = options.width ?? Number.POSITIVE_INFINITY
-  const s = summarizeReport(report)
+  const more = (shown: number, total: number): void => { if (total > shown) out.push(c.dim(`  … and ${formatCount(total - shown)} more (${formatCount(total)} in all; the report lists them)`)) }
   const out: string[] = []
   const head = (label: string, text: string): void => { out.push(c.bold(label.padEnd(LABEL)) + text) }
   const detail = (parts: [string, (t: string) => string][]): void => { out.push(fit(parts, width)) }
@@ -55,9 +61,11 @@ export function renderTerminal (untrusted: FetchReport, options: TerminalOptions
     c.green(`${formatCount(b.savedByRevalidation)} B saved by revalidation`) +
     ` (${formatShare(b.savedShare)} of ${formatCount(b.unconditionalEstimate)} B unconditional)`)
 
-  head('Incomplete', s.incomplete.length === 0 ? 'none' : c.red(`${s.incomplete.length} ${plural(s.incomplete.length, 'response')}`))
+  const incomplete = s.counts.incomplete
+  head('Incomplete', incomplete === 0 ? 'none' : c.red(`${formatCount(incomplete)} ${plural(incomplete, 'response')}`))
   // the budget that cut it, when one did (a reset connection or an interrupted run names none)
   for (const i of s.incomplete) detail([['  - ', plain], [i.url, plain], ...(i.budget === null ? [] : [['  ', plain], [i.budget, c.red]] as [string, (t: string) => string][]), ['  ', plain], [i.reason, c.dim]])
+  more(s.incomplete.length, incomplete)
 
   const leftDeferred = s.deferred.filter(d => !d.resumed).length
   const resumed = s.deferred.length - leftDeferred
@@ -66,14 +74,16 @@ export function renderTerminal (untrusted: FetchReport, options: TerminalOptions
   for (const d of s.deferred) {
     detail([['  - ', plain], [d.origin, plain], ['  ', plain], [d.signal, d.resumed ? c.dim : c.yellow], ['  ', plain],
       [d.resumed ? `waited until ${d.until ?? 'unknown'}, then resumed` : `until ${d.until ?? 'unknown'}`, plain], ['  ', plain],
-      [d.resumed ? 'nothing left deferred' : `${d.urls.length} ${plural(d.urls.length, 'URL')}`, c.dim]])
+      [d.resumed ? 'nothing left deferred' : `${formatCount(d.urlCount)} ${plural(d.urlCount, 'URL')}`, c.dim]])
   }
 
-  head('Reused', s.reused.length === 0 ? 'none' : `${s.reused.length} ${plural(s.reused.length, 'result')}`)
+  const reused = s.counts.reused
+  head('Reused', reused === 0 ? 'none' : `${formatCount(reused)} ${plural(reused, 'result')}`)
   for (const u of s.reused) {
     detail([['  - ', plain], [u.url, plain], ['  ', plain], [u.how === 'not-modified' ? '304' : 'fresh', c.green], ['  ', plain],
       [describeContext(u.requestContext), c.cyan], ['  ', plain], [describeRepresentation(u) + (u.header === null ? '' : `; ${u.header}`), c.dim]])
   }
+  more(s.reused.length, reused)
 
   const completed = s.stop.stoppedBy === 'completed'
   head('Ended by', (completed ? c.green : c.yellow)(s.stop.stoppedBy) + (s.stop.reason.length > 0 ? `: ${s.stop.reason}` : ''))
@@ -82,9 +92,10 @@ export function renderTerminal (untrusted: FetchReport, options: TerminalOptions
   if (s.attention.length === 0) {
     out.push(c.green('Nothing needs attention.'))
   } else {
-    out.push(c.bold(`Needs attention (${s.attention.length})`))
+    out.push(c.bold(`Needs attention (${formatCount(s.counts.attention)})`))
     const kindWidth = Math.max(...s.attention.map(a => a.kind.length)) + 2
     for (const a of s.attention) detail([['  ', plain], [a.kind.padEnd(kindWidth), ATTENTION_STYLE[a.kind](c)], [a.url, plain], ['  ', plain], [a.reason, c.dim]])
+    more(s.attention.length, s.counts.attention)
   }
   return out.join('\n') + '\n'
 }

@@ -48,10 +48,11 @@ export function msFromStart (report: FetchReport, iso: string | null): number | 
  * origin to the time the server allowed (its Retry-After), and a marker where
  * the run ended, labelled with what ended it (the budget, or `completed`).
  */
-export function reportTimeline (report: FetchReport): TimelineOptions {
+export function reportTimeline (report: FetchReport, lastEndMs = 0): TimelineOptions {
   const origins = [...new Set([...report.origins.map(o => o.origin), ...report.exchanges.map(e => e.origin)])]
   const runEnd = Math.max(0, msFromStart(report, report.run.endedAt) ?? 0)
-  const lastEnd = Math.max(0, ...report.exchanges.map(e => e.startMs + e.timings.total))
+  // a huge run draws its first exchanges; the axis still spans every one (lastEndMs)
+  const lastEnd = report.exchanges.reduce((m, e) => Math.max(m, e.startMs + e.timings.total), Math.max(0, lastEndMs))
   const end = Math.max(runEnd, lastEnd, 1)
   const lanes: TimelineLane[] = origins.map(origin => {
     const exchanges = report.exchanges.filter(e => e.origin === origin)

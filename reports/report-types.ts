@@ -8,6 +8,33 @@
  */
 export const REPORT_SCHEMA = 'webkrab.report/v1'
 
+/**
+ * A run with at most this many resources (and seeds) gets its report as one file;
+ * a larger run gets the split form: the summary in the report file, `resources: []`
+ * and `exchanges: []`, and its resources and exchanges as NDJSON parts beside it
+ * (`parts`). One constant, the one production uses.
+ */
+export const INLINE_RESOURCE_LIMIT = 10_000
+
+/**
+ * In the split form, the summary lists at most this many `incomplete` entries, URLs per
+ * `deferred[]` entry and `run.seeds`, and states the whole count beside each
+ * (`incompleteCount`, `deferred[].urlCount`, `run.seedCount`); the full sets are in the parts.
+ */
+export const SPLIT_LIST_LIMIT = 1_000
+
+/** One NDJSON part of a split report: its file (relative to the report's folder) and how many lines it has. */
+export interface ReportPart {
+  file: string
+  count: number
+}
+
+/** Where a split report's resources and exchanges are: one object a line, the fields of a `resources[]` / `exchanges[]` entry. */
+export interface ReportParts {
+  resources: ReportPart
+  exchanges: ReportPart
+}
+
 export type StoppedBy =
   | 'completed'
   | 'budget:duration'
@@ -85,7 +112,10 @@ export interface RunSummary {
     /** `--max-crawl-delay`; absent in reports that predate it. */
     maxCrawlDelayMs?: number
   }
+  /** The seed URLs; in the split form at most SPLIT_LIST_LIMIT of them (`seedCount` says how many there were). */
   seeds: string[]
+  /** Split form: how many seed URLs the run had. */
+  seedCount?: number
   store: string | null
 }
 
@@ -261,7 +291,10 @@ export interface IncompleteEntry {
 
 export interface DeferredEntry extends Deferral {
   origin: string
+  /** The URLs left for a later run; in the split form at most SPLIT_LIST_LIMIT of them. */
   urls: string[]
+  /** Split form: how many of the origin's resources ended `deferred` (the parts' lines with that outcome). */
+  urlCount?: number
 }
 
 /** One request as it went over the wire: the timeline and HAR are built from these. */
@@ -294,4 +327,11 @@ export interface FetchReport {
   incomplete: IncompleteEntry[]
   deferred: DeferredEntry[]
   exchanges: Exchange[]
+  /** Split form: `incomplete` lists at most SPLIT_LIST_LIMIT entries; this is how many there were. */
+  incompleteCount?: number
+  /**
+   * Split form only: `resources` and `exchanges` are empty and their entries are in
+   * these NDJSON files (reports/schema/resource.schema.json, exchange.schema.json).
+   */
+  parts?: ReportParts
 }

@@ -22,20 +22,21 @@ function failureOf (p: SchemaProblem): SchemaFailure {
  * the one Ajv set-up of common/schema-problems.ts), each distinct place and problem
  * once (one missing field in 267 resources is 267 places, one message per place).
  */
-function failures (schemaPath: string, value: unknown): SchemaFailure[] {
-  const { validate, schema } = compileSchemaFile(schemaPath)
+function failures (schemaPath: string, value: unknown, definition?: string): SchemaFailure[] {
+  const { validate, schema } = compileSchemaFile(schemaPath, definition)
   if (validate(value)) return []
   const out = schemaProblems(validate.errors ?? [], schema, value).map(failureOf)
   return out.length > 0 ? out : [{ pointer: '', at: '', message: 'is not valid' }]
 }
 
 /**
- * A check against the JSON Schema in `schemaPath` that returns null for a valid
- * value, or the first failing field as a JSON pointer with what is wrong there.
+ * A check against the JSON Schema in `schemaPath` (or one `definition` of it) that
+ * returns null for a valid value, or the first failing field as a JSON pointer with
+ * what is wrong there.
  */
-export function compileSchemaCheck (schemaPath: string): SchemaCheck {
-  compileSchemaFile(schemaPath)
-  return value => failures(schemaPath, value)[0] ?? null
+export function compileSchemaCheck (schemaPath: string, definition?: string): SchemaCheck {
+  compileSchemaFile(schemaPath, definition)
+  return value => failures(schemaPath, value, definition)[0] ?? null
 }
 
 /** The same schema, every failure at once, for a report written by another tool to be fixed in one go. */

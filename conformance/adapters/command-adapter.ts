@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { errors } from '../../common/errors.js'
-import { parseReport, reportProblems } from '../../reports/load-report.js'
+import { openLoaded, parseReport, reportProblems, wholeReport } from '../../reports/load-report.js'
+import type { FetchReport } from '../../reports/report-types.js'
 import type { Accepts, CommandRun, CrawlerAdapter, ExpectedFailure, StepOutcome, StepRequest } from './adapter-types.js'
 import { binPath, faketimeEnv, findFaketime, type Faketime } from './child-env.js'
 
@@ -214,17 +215,19 @@ function originOf (url: string): string {
 const MAX_REPORT_PROBLEMS = 20
 
 /**
- * Reads `{state}/report-{step}.json` if the crawler wrote one. A report that is
+ * Reads `{state}/report-{step}.json` if the crawler wrote one, in either form (a
+ * split report's NDJSON parts are read beside it, each line checked). A report that is
  * not a valid webkrab.report/v1 gives every problem once (up to twenty, then a
- * count), not just the first.
+ * count), not just the first; a bad line of a part is named as `FILE:LINE`.
  */
-export function readStepReport (stateDir: string, step: number): Pick<StepOutcome, 'report' | 'reportError'> {
+export async function readStepReport (stateDir: string, step: number): Promise<Pick<StepOutcome, 'report' | 'reportError'>> {
   const path = join(stateDir, `report-${step}.json`)
   if (!existsSync(path)) return { report: null, reportError: null }
   let text: string
+  let summary: FetchReport
   try {
     text = readFileSync(path, 'utf8')
-    return { report: parseReport(text, path), reportError: null }
+    summary = parseReport(text, path)
   } catch (err) {
     let problems: string[]
     try {
@@ -236,7 +239,18 @@ export function readStepReport (stateDir: string, step: number): Pick<StepOutcom
     const more = problems.length > MAX_REPORT_PROBLEMS ? `; and ${problems.length - MAX_REPORT_PROBLEMS} more` : ''
     return { report: null, reportError: `${path} is not a webkrab.report/v1 (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${shown}${more}` }
   }
+  try {
+    return { report: await wholeReport(openLoaded(summary, path, stateDir), STEP_REPORT_ENTRIES), reportError: null }
+  } catch (err) {
+    return { report: null, reportError: `${path} is not a webkrab.report/v1: ${(err as Error).message}` }
+  }
 }
+
+/**
+ * The most resources or exchanges a step's report may have for its assertions to be
+ * graded: a scenario's run is small, and its report is looked into by path, in memory.
+ */
+export const STEP_REPORT_ENTRIES = 100_000
 
 export interface CommandAdapterOptions {
   name?: string
@@ -300,7 +314,7 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
         : [await runShell(renderTemplate(opts.command, req, null), env, cwd, req.timeoutMs, null)]
       const worst = runs.find(r => r.error !== null) ?? runs.find(r => r.exitCode !== 0) ?? runs[runs.length - 1]
       return {
-        ...readStepReport(req.stateDir, req.step),
+        ...await readStepReport(req.stateDir, req.step),
         error: worst.error,
         exitCode: worst.exitCode,
         timedOut: runs.some(r => r.timedOut),

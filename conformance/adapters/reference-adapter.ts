@@ -2,6 +2,8 @@ import { join } from 'node:path'
 import { parseDuration, parseSize } from '../../common/units.js'
 import type { FetchReport } from '../../reports/report-types.js'
 import type { CrawlerAdapter, StepRequest } from './adapter-types.js'
+import { openLoaded, wholeReport } from '../../reports/load-report.js'
+import { STEP_REPORT_ENTRIES } from './command-adapter.js'
 
 /** The subset of crawler/index.ts's `crawl()` options the harness sets. */
 export interface ReferenceCrawlOptions {
@@ -104,7 +106,8 @@ export function referenceAdapter (): CrawlerAdapter {
         const options = { ...toCrawlOptions(req, join(req.stateDir, 'store.sqlite'), reportPath), signal: abort.signal }
         // crawl() writes the report to reportPath itself (atomically)
         const report = await Promise.race([crawl(options), timeout])
-        return { report, reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }
+        // a split report's entries are in its parts beside reportPath: the assertions look into the whole
+        return { report: await wholeReport(openLoaded(report, reportPath, req.stateDir), STEP_REPORT_ENTRIES), reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }
       } catch (err) {
         const timedOut = /did not finish within/.test((err as Error).message)
         return { report: null, reportError: null, error: (err as Error).message, exitCode: null, timedOut, output: '' }

@@ -8,7 +8,10 @@ export type CrawlEvent =
   | {
     type: 'run-start'
     at: string
+    /** The seed URLs, or only the first ones of a long list (then `seedCount` says how many). */
     seeds: string[]
+    /** How many seed URLs the run has, when `seeds` lists only the first ones. */
+    seedCount?: number
     store: string | null
     budgets: Budgets
     options: RunSummary['options']

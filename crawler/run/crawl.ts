@@ -14,7 +14,7 @@ import { PlanRun } from './plan-run.js'
 import { keepsBody } from '../decide/record-update.js'
 import { ReportBuilder } from './report-builder.js'
 import { exchangeOf } from './exchange-of.js'
-import { checkReportPath, writeReport } from './report-file.js'
+import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { describeCompletedRun, type SeedEnd } from '../decide/run-end.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
@@ -38,29 +38,38 @@ import type { StoredRecord } from '../store/stored-record.js'
  */
 export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   const opts = resolveCrawlOptions(options)
-  const builder = new ReportBuilder()
+  // a report that could not be written would be lost after the whole run: refuse its path first
+  if (opts.report !== null) checkReportPath(opts.report)
+  // resources and exchanges stream to NDJSON parts as they end; the builder keeps only counts
+  const parts = openReportParts(opts.report)
+  const builder = new ReportBuilder(parts, inlineResourceLimit())
   const emit = (event: CrawlEvent): void => {
     builder.add(event)
     opts.onEvent?.(event)
   }
-  // a report that could not be written would be lost after the whole run: refuse its path first
-  if (opts.report !== null) checkReportPath(opts.report)
-  const store = Store.open(opts.store)
+  let store: Store
+  try {
+    store = Store.open(opts.store)
+  } catch (err) {
+    parts.discard()
+    throw err
+  }
   let run: CrawlRun | null = null
   try {
     run = new CrawlRun(opts, store, emit)
     await run.execute()
   } catch (err) {
+    // a run that failed has no report: its parts may name records the store rolled back
+    parts.discard()
     // a write the disk refused ends the run with the store's one error, whichever write met it
     throw store.failureFor(err)
   } finally {
     // the store is closed (and unlocked) however the run ended
     await run?.close()
     store.close()
+    parts.close()
   }
-  const report = builder.build()
-  if (opts.report !== null) writeReport(opts.report, report)
-  return report
+  return await finishReport(opts.report, builder, parts)
 }
 
 /** What applying an answer's steps carries from one step to the next. */

@@ -1,14 +1,44 @@
 import { version } from '../../common/version.js'
 import {
-  REPORT_SCHEMA, type Budgets, type Deferral, type DeferredEntry, type Exchange, type FetchReport, type IncompleteEntry,
-  type OriginRobots, type OriginSummary, type ResourceReport, type RunSummary, type StoppedBy
+  INLINE_RESOURCE_LIMIT, REPORT_SCHEMA, SPLIT_LIST_LIMIT, type Budgets, type Deferral, type DeferredEntry, type Exchange, type FetchReport,
+  type IncompleteEntry, type OriginRobots, type OriginSummary, type ResourceReport, type RunSummary, type StoppedBy
 } from '../../reports/report-types.js'
 import type { CrawlEvent } from './crawl-events.js'
+
+/** Where each resource and exchange goes as it ends (report-parts.ts writes them as NDJSON). */
+export interface ReportSink {
+  resource: (r: ResourceReport) => void
+  exchange: (x: Exchange) => void
+}
+
+/** A deferral of an origin as announced, with the exchange that brought it once one is seen. */
+interface Window {
+  deferral: Deferral
+  /** The status the signal names (`503 Retry-After: 1` → 503; `no response: …` → null). */
+  status: number | null
+  /** The exchange whose answer brought it; undefined while none has followed the announcement. */
+  seq: number | null | undefined
+}
+
+interface OriginTally {
+  requests: number
+  /** Its resources that ended `deferred` (the split form's `urlCount`). */
+  deferredResources: number
+  windows: Window[]
+}
 
 /**
  * Builds the fetch report from a run's events, and from nothing else: whatever
  * the report says, an event said first. Counts are derived, never kept by hand
  * in the run loop, so they cannot disagree with the exchanges listed.
+ *
+ * It holds nothing per resource or per exchange: each goes to the sink as it
+ * arrives (the NDJSON parts), and what the summary needs (counts, bytes, each
+ * origin's requests and deferrals) is kept as it goes, so memory grows with the
+ * origins, not the URLs. The lists a single-file report carries in full (seeds,
+ * incomplete entries, deferred URLs) are kept only while the run can still end
+ * with at most `inlineLimit` resources and seeds; past that they are cut to the
+ * split form's SPLIT_LIST_LIMIT and counted.
  */
 export class ReportBuilder {
   private startedAt = new Date(0).toISOString()
@@ -16,49 +46,73 @@ export class ReportBuilder {
   private stoppedBy: StoppedBy = 'completed'
   private stopReason = 'every seed URL was visited'
   private seeds: string[] = []
+  private seedTotal = 0
   private store: string | null = null
   private budgets: Budgets | null = null
   private options: RunSummary['options'] = { change: 'semantic', retain: 'body', revalidateAlways: false, plan: false, headers: {} }
-  private readonly exchanges: Exchange[] = []
+  private resourceTotal = 0
+  private exchangeTotal = 0
   private savedBytes = 0
-  private readonly resources: ResourceReport[] = []
-  private readonly incomplete: IncompleteEntry[] = []
+  private robotsReads = 0
+  private retries = 0
+  private conditional = 0
+  private notModified = 0
+  private receivedHeaders = 0
+  private receivedBodies = 0
+  private decompressed = 0
+  private readonly byStatus: Record<string, number> = {}
+  private incomplete: IncompleteEntry[] = []
+  private incompleteTotal = 0
   private readonly deferred = new Map<string, DeferredEntry>()
+  /** Deferred URLs already listed, while the lists are kept whole (bounded by inlineLimit). */
+  private deferredSeen: Set<string> | null = new Set()
   private readonly originDeferral = new Map<string, Deferral>()
-  private readonly deferralEvents: Array<{ origin: string, deferral: Deferral, exchangesBefore: number }> = []
+  private readonly tallies = new Map<string, OriginTally>()
   private readonly stopped = new Map<string, string>()
   private readonly robots = new Map<string, OriginRobots>()
+
+  constructor (private readonly sink: ReportSink | null = null, readonly inlineLimit = INLINE_RESOURCE_LIMIT) {}
 
   /** Feeds one event (pass this as, or from, `onEvent`). */
   add (event: CrawlEvent): void {
     switch (event.type) {
       case 'run-start':
         this.startedAt = event.at
-        this.seeds = event.seeds
+        this.seedTotal = event.seedCount ?? event.seeds.length
+        this.seeds = event.seeds.slice(0, Math.max(this.inlineLimit, SPLIT_LIST_LIMIT))
         this.store = event.store
         this.budgets = event.budgets
         this.options = event.options
+        if (this.seedTotal > this.inlineLimit) this.cutToSplit()
         break
       case 'exchange':
-        this.exchanges.push(event.exchange)
+        this.countExchange(event.exchange)
         this.savedBytes += event.savedBytes
+        this.sink?.exchange(event.exchange)
         break
-      case 'resource':
-        this.resources.push(event.resource)
-        if (event.resource.outcome === 'incomplete') {
-          this.incomplete.push({ url: event.resource.url, reason: event.resource.reason, budget: event.budget })
+      case 'resource': {
+        const r = event.resource
+        this.resourceTotal++
+        if (r.outcome === 'deferred') this.tally(originOf(r.url)).deferredResources++
+        else this.tally(originOf(r.url))
+        if (r.outcome === 'incomplete') {
+          this.incompleteTotal++
+          if (this.incomplete.length < this.listLimit()) this.incomplete.push({ url: r.url, reason: r.reason, budget: event.budget })
         }
+        this.sink?.resource(r)
+        if (this.resourceTotal === this.inlineLimit + 1) this.cutToSplit()
         break
+      }
       case 'deferral': {
         this.originDeferral.set(event.origin, event.deferral)
-        this.noteDeferral(event.origin, event.deferral)
+        this.announce(event.origin, event.deferral)
         if (!event.pending) break
-        const entry = this.deferred.get(event.origin)
+        let entry = this.deferred.get(event.origin)
         if (entry === undefined) {
-          this.deferred.set(event.origin, { origin: event.origin, ...event.deferral, urls: [...event.urls] })
-        } else {
-          for (const url of event.urls) if (!entry.urls.includes(url)) entry.urls.push(url)
+          entry = { origin: event.origin, ...event.deferral, urls: [] }
+          this.deferred.set(event.origin, entry)
         }
+        for (const url of event.urls) this.listDeferred(entry, url)
         break
       }
       case 'robots':
@@ -75,71 +129,129 @@ export class ReportBuilder {
     }
   }
 
-  /**
-   * Every deferral of every origin, with the exchanges it may have come from. An answer
-   * is announced as a deferral just before its exchange is (crawl.ts applies an answer's
-   * steps, then reports the exchange), and the same deferral is announced again for each
-   * resource it holds at the end of the run: windowsOf() tells them apart.
-   */
-  private noteDeferral (origin: string, d: Deferral): void {
-    this.deferralEvents.push({ origin, deferral: { reason: d.reason, signal: d.signal, until: d.until }, exchangesBefore: this.exchanges.length })
+  /** How many resources, exchanges and seeds the run had. */
+  get counts (): { resources: number, exchanges: number, seeds: number } {
+    return { resources: this.resourceTotal, exchanges: this.exchangeTotal, seeds: this.seedTotal }
+  }
+
+  /** Whether the report fits the single-file form: at most `inlineLimit` resources and seeds. */
+  get inline (): boolean {
+    return this.resourceTotal <= this.inlineLimit && this.seedTotal <= this.inlineLimit
+  }
+
+  /** Each seed's place, for listing a single-file report's resources in seed order (only while `inline`). */
+  seedOrder (): Map<string, number> {
+    const order = new Map<string, number>()
+    this.seeds.forEach((s, i) => { if (!order.has(s)) order.set(s, i) })
+    return order
+  }
+
+  private listLimit (): number {
+    return this.inline ? this.inlineLimit : SPLIT_LIST_LIMIT
+  }
+
+  /** The run will be split: keep of each list what the split summary shows. */
+  private cutToSplit (): void {
+    this.seeds = this.seeds.slice(0, SPLIT_LIST_LIMIT)
+    this.incomplete = this.incomplete.slice(0, SPLIT_LIST_LIMIT)
+    for (const entry of this.deferred.values()) entry.urls = entry.urls.slice(0, SPLIT_LIST_LIMIT)
+    this.deferredSeen = null
+  }
+
+  private listDeferred (entry: DeferredEntry, url: string): void {
+    if (this.deferredSeen !== null) {
+      if (this.deferredSeen.has(url)) return
+      this.deferredSeen.add(url)
+      entry.urls.push(url)
+      return
+    }
+    // split: the first SPLIT_LIST_LIMIT of the origin, each once (a short list to search)
+    if (entry.urls.length < SPLIT_LIST_LIMIT && !entry.urls.includes(url)) entry.urls.push(url)
+  }
+
+  private tally (origin: string): OriginTally {
+    let t = this.tallies.get(origin)
+    if (t === undefined) {
+      t = { requests: 0, deferredResources: 0, windows: [] }
+      this.tallies.set(origin, t)
+    }
+    return t
+  }
+
+  private countExchange (x: Exchange): void {
+    this.exchangeTotal++
+    const t = this.tally(x.origin)
+    this.resolveWindows(t, x)
+    // robots.txt reads are counted apart: the counts below are the resources' requests
+    if (x.kind === 'robots') {
+      this.robotsReads++
+      return
+    }
+    const key = x.status === null ? 'error' : String(x.status)
+    this.byStatus[key] = (this.byStatus[key] ?? 0) + 1
+    if (x.conditional) {
+      this.conditional++
+      if (x.status === 304) this.notModified++
+    }
+    if (x.kind === 'retry') this.retries++
+    this.receivedHeaders += x.bytes.headers
+    this.receivedBodies += x.bytes.body
+    this.decompressed += x.bytes.decompressed
+    t.requests++
   }
 
   /**
-   * An origin's deferrals, each once, with the exchange whose answer brought it: the
-   * first exchange of the origin reported after the announcement, with the signal's status
-   * (`503 Retry-After: 1` → 503; `no response: …` → none). An announcement no exchange
-   * follows repeats an earlier deferral (a resource it held to the end), unless it is new.
+   * An announced deferral. An answer is announced as a deferral just before its
+   * exchange is (crawl.ts applies an answer's steps, then reports the exchange), and
+   * the same deferral is announced again for each resource it holds at the end of the
+   * run: an announcement the same as one still waiting for its exchange is that one.
+   */
+  private announce (origin: string, d: Deferral): void {
+    const t = this.tally(origin)
+    const deferral = { reason: d.reason, signal: d.signal, until: d.until }
+    if (t.windows.some(w => w.seq === undefined && same(w.deferral, deferral))) return
+    const code = /^\d{3}/.exec(d.signal)?.[0]
+    t.windows.push({ deferral, status: code === undefined ? null : Number(code), seq: undefined })
+  }
+
+  /**
+   * The first exchange of an origin after an announcement, with the status its signal
+   * names, is the one whose answer brought it. Announcements it answers at once are
+   * one deferral.
+   */
+  private resolveWindows (t: OriginTally, x: Exchange): void {
+    let taken = false
+    t.windows = t.windows.filter(w => {
+      if (w.seq !== undefined || w.status !== x.status) return true
+      if (taken) return false
+      w.seq = x.seq
+      taken = true
+      return true
+    })
+  }
+
+  /**
+   * An origin's deferrals, each once, in order: an announcement no exchange followed
+   * repeats an earlier deferral (a resource it held to the end), unless it is new.
    */
   private windowsOf (origin: string): Deferral[] {
     const out: Deferral[] = []
-    for (const e of this.deferralEvents) {
-      if (e.origin !== origin) continue
-      const code = /^\d{3}/.exec(e.deferral.signal)?.[0]
-      const status = code === undefined ? null : Number(code)
-      const trigger = this.exchanges.slice(e.exchangesBefore).find(x => x.origin === origin && x.status === status)
-      const same = (k: Deferral): boolean => k.signal === e.deferral.signal && k.until === e.deferral.until && k.reason === e.deferral.reason
-      if (trigger === undefined ? out.some(same) : out.some(k => k.exchangeSeq === trigger.seq)) continue
-      out.push({ ...e.deferral, exchangeSeq: trigger?.seq ?? null })
+    for (const w of this.tallies.get(origin)?.windows ?? []) {
+      if (w.seq === undefined && out.some(k => same(k, w.deferral))) continue
+      out.push({ ...w.deferral, exchangeSeq: w.seq ?? null })
     }
     return out
   }
 
-  private inSeedOrder (): ResourceReport[] {
-    const order = new Map(this.seeds.map((s, i) => [s, i]))
-    const at = (url: string): number => order.get(url) ?? this.seeds.length
-    return [...this.resources].sort((a, b) => at(a.url) - at(b.url))
-  }
-
-  build (): FetchReport {
-    const exchanges = [...this.exchanges].sort((a, b) => a.seq - b.seq)
-    const byStatus: Record<string, number> = {}
-    let conditional = 0
-    let notModified = 0
-    let retries = 0
-    let receivedHeaders = 0
-    let receivedBodies = 0
-    let decompressed = 0
-    const originRequests = new Map<string, number>()
-    // robots.txt reads are counted apart: the counts below are the resources' requests
-    const robotsReads = exchanges.filter(x => x.kind === 'robots').length
-    for (const x of exchanges) {
-      if (x.kind === 'robots') continue
-      const key = x.status === null ? 'error' : String(x.status)
-      byStatus[key] = (byStatus[key] ?? 0) + 1
-      if (x.conditional) {
-        conditional++
-        if (x.status === 304) notModified++
-      }
-      if (x.kind === 'retry') retries++
-      receivedHeaders += x.bytes.headers
-      receivedBodies += x.bytes.body
-      decompressed += x.bytes.decompressed
-      originRequests.set(x.origin, (originRequests.get(x.origin) ?? 0) + 1)
-    }
+  /**
+   * The report's summary: everything but its resources and exchanges (empty here;
+   * they are in the sink). For the split form (`split`), the lists are cut to
+   * SPLIT_LIST_LIMIT and each whole count is stated beside its list.
+   */
+  summary (split = !this.inline): FetchReport {
     const originNames = new Set<string>([
-      ...this.seeds.map(s => new URL(s).origin),
-      ...originRequests.keys(),
+      ...this.seeds.map(originOf),
+      ...this.tallies.keys(),
       ...this.originDeferral.keys(),
       ...this.stopped.keys(),
       ...this.robots.keys()
@@ -147,18 +259,20 @@ export class ReportBuilder {
     const origins: OriginSummary[] = [...originNames].sort().map(origin => {
       const d = this.originDeferral.get(origin)
       const all = this.windowsOf(origin)
-      const latest = d === undefined ? undefined : all.findLast(k => k.signal === d.signal && k.until === d.until && k.reason === d.reason)
+      const latest = d === undefined ? undefined : all.findLast(k => same(k, d))
       return {
         origin,
-        requests: originRequests.get(origin) ?? 0,
+        requests: this.tallies.get(origin)?.requests ?? 0,
         deferral: d === undefined ? null : { reason: d.reason, signal: d.signal, until: d.until, exchangeSeq: latest?.exchangeSeq ?? null },
-        deferrals: all.map(k => ({ ...k })),
+        deferrals: all,
         stopped: this.stopped.get(origin) ?? null,
         robots: this.robots.get(origin) ?? null
       }
     })
-    const received = receivedHeaders + receivedBodies
-    return {
+    const received = this.receivedHeaders + this.receivedBodies
+    const total = this.exchangeTotal - this.robotsReads
+    const cut = <T>(list: T[]): T[] => split ? list.slice(0, SPLIT_LIST_LIMIT) : [...list]
+    const report: FetchReport = {
       schema: REPORT_SCHEMA,
       generator: { name: 'webkrab', version },
       run: {
@@ -168,33 +282,50 @@ export class ReportBuilder {
         stopReason: this.stopReason,
         budgets: this.budgets ?? emptyBudgets(),
         options: this.options,
-        seeds: this.seeds,
+        seeds: cut(this.seeds),
+        ...(split ? { seedCount: this.seedTotal } : {}),
         store: this.store
       },
       requests: {
-        total: exchanges.length - robotsReads,
-        initial: exchanges.length - robotsReads - retries,
-        retries,
-        conditional,
-        notModified,
-        unconditional: exchanges.length - robotsReads - conditional,
-        byStatus,
-        robots: robotsReads
+        total,
+        initial: total - this.retries,
+        retries: this.retries,
+        conditional: this.conditional,
+        notModified: this.notModified,
+        unconditional: total - this.conditional,
+        byStatus: { ...this.byStatus },
+        robots: this.robotsReads
       },
       bytes: {
         received,
-        receivedHeaders,
-        receivedBodies,
-        decompressed,
+        receivedHeaders: this.receivedHeaders,
+        receivedBodies: this.receivedBodies,
+        decompressed: this.decompressed,
         savedByRevalidation: this.savedBytes,
         unconditionalEstimate: received + this.savedBytes
       },
       origins,
-      resources: this.inSeedOrder(),
-      incomplete: [...this.incomplete],
-      deferred: [...this.deferred.values()],
-      exchanges
+      resources: [],
+      incomplete: cut(this.incomplete),
+      deferred: [...this.deferred.values()].map(d => split
+        ? { ...d, urls: d.urls.slice(0, SPLIT_LIST_LIMIT), urlCount: this.tallies.get(d.origin)?.deferredResources ?? 0 }
+        : { ...d, urls: [...d.urls] }),
+      exchanges: []
     }
+    if (split) report.incompleteCount = this.incompleteTotal
+    return report
+  }
+}
+
+function same (a: Deferral, b: Deferral): boolean {
+  return a.signal === b.signal && a.until === b.until && a.reason === b.reason
+}
+
+function originOf (url: string): string {
+  try {
+    return new URL(url).origin
+  } catch {
+    return url
   }
 }
 

@@ -1,8 +1,13 @@
-import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
 import { errors } from '../../common/errors.js'
-import type { FetchReport } from '../../reports/report-types.js'
+import { collect } from '../../reports/load-report.js'
+import { readNdjson } from '../../reports/read-ndjson.js'
+import { INLINE_RESOURCE_LIMIT, type Exchange, type FetchReport, type ResourceReport } from '../../reports/report-types.js'
 import { isStorageFailure } from '../store/store-failure.js'
+import { NdjsonWriter } from './ndjson-writer.js'
+import type { ReportBuilder, ReportSink } from './report-builder.js'
 
 /**
  * Refuses a report path that cannot become a file: a folder, one under a file, or
@@ -40,4 +45,137 @@ export function writeReport (path: string, report: FetchReport): void {
     if (isStorageFailure(err)) throw errors.WEBKRAB_ERR_STORAGE(`--report ${path}: cannot write (${why}); the run completed and its store is committed, only the report is lost`, { cause: err })
     throw errors.WEBKRAB_ERR_BAD_FLAG(`--report ${path}: cannot write (${why})`, { cause: err })
   }
+}
+
+/**
+ * The most resources a report of this process keeps in one file: INLINE_RESOURCE_LIMIT,
+ * unless WEBKRAB_REPORT_INLINE_LIMIT lowers it (to try the split form on a small run).
+ */
+export function inlineResourceLimit (env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.WEBKRAB_REPORT_INLINE_LIMIT
+  if (raw === undefined || raw === '') return INLINE_RESOURCE_LIMIT
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n < 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`WEBKRAB_REPORT_INLINE_LIMIT=${raw}: must be a whole number of resources, 0 or more`)
+  return Math.min(n, INLINE_RESOURCE_LIMIT)
+}
+
+/** The NDJSON parts a run's resources and exchanges stream to while it goes. */
+export interface ReportPartFiles extends ReportSink {
+  /** The folder they are in: the report's, or a temporary one when the run writes no report file. */
+  readonly folder: string
+  readonly temporary: boolean
+  readonly resourceLines: NdjsonWriter
+  readonly exchangeLines: NdjsonWriter
+  /** Flushes and closes both files; safe to call twice. */
+  close: () => void
+  /** Closes and removes both files (a run that failed has no report). */
+  discard: () => void
+}
+
+/** `report.json` → `report`; the parts are named from it (`report.resources.ndjson`). */
+export function reportStem (path: string): string {
+  return path.endsWith('.json') ? path.slice(0, -'.json'.length) : path
+}
+
+const temporaryFolders = new Set<string>()
+let cleanupRegistered = false
+
+/** A temporary parts folder lives as long as the process: whoever got the report may still read its parts. */
+function removeAtExit (folder: string): void {
+  temporaryFolders.add(folder)
+  if (cleanupRegistered) return
+  cleanupRegistered = true
+  process.once('exit', () => { for (const f of temporaryFolders) rmSync(f, { recursive: true, force: true }) })
+}
+
+/**
+ * Opens the parts of a run's report beside `path` (`STEM.resources.ndjson`,
+ * `STEM.exchanges.ndjson`), or, with no path, in a temporary folder. Call after
+ * checkReportPath.
+ */
+export function openReportParts (path: string | null): ReportPartFiles {
+  const temporary = path === null
+  const stem = path === null ? join(mkdtempSync(join(tmpdir(), 'webkrab-report-')), 'report') : reportStem(resolve(path))
+  const folder = dirname(stem)
+  if (temporary) removeAtExit(folder)
+  else mkdirSync(folder, { recursive: true })
+  const resourceLines = new NdjsonWriter(`${stem}.resources.ndjson`)
+  const exchangeLines = new NdjsonWriter(`${stem}.exchanges.ndjson`)
+  const close = (): void => {
+    resourceLines.close()
+    exchangeLines.close()
+  }
+  const parts: ReportPartFiles = {
+    folder,
+    temporary,
+    resourceLines,
+    exchangeLines,
+    resource: r => resourceLines.write(r),
+    exchange: x => exchangeLines.write(x),
+    close,
+    discard: () => {
+      close()
+      removeParts(parts)
+    }
+  }
+  return parts
+}
+
+const reportFolders = new WeakMap<FetchReport, string>()
+
+/**
+ * The folder whose files a split report's `parts` name, for a report crawl() returned:
+ * the report file's, or without one a temporary folder removed when the process exits.
+ */
+export function partsFolder (report: FetchReport): string | null {
+  return reportFolders.get(report) ?? null
+}
+
+/**
+ * Ends a run's report: the single-file form when the run had at most the inline
+ * limit of resources and seeds (the parts read back, in seed order and by `seq` as
+ * the single-file report always listed them, then removed), else the split form
+ * (the summary with `parts`). With `path`, the report file is written atomically.
+ * A part the disk would not take is WEBKRAB_ERR_STORAGE, one line; the store was
+ * committed by then, so only the report is lost.
+ */
+export async function finishReport (path: string | null, builder: ReportBuilder, parts: ReportPartFiles): Promise<FetchReport> {
+  parts.close()
+  const where = path === null ? `the report's parts in ${parts.folder}` : `--report ${path}`
+  for (const w of [parts.resourceLines, parts.exchangeLines]) {
+    if (w.failure === null) continue
+    removeParts(parts)
+    const why = w.failure.code ?? w.failure.message
+    if (isStorageFailure(w.failure)) throw errors.WEBKRAB_ERR_STORAGE(`${where}: cannot write (${why}); the run completed and its store is committed, only the report is lost (at ${w.file})`, { cause: w.failure })
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: cannot write (${why}) at ${w.file}`, { cause: w.failure })
+  }
+  if (builder.inline) {
+    const report = builder.summary(false)
+    const order = builder.seedOrder()
+    const at = (url: string): number => order.get(url) ?? order.size
+    const resources = await collect(readNdjson<ResourceReport>(parts.resourceLines.file, () => null))
+    report.resources = resources.map((r, i) => ({ r, i })).sort((a, b) => at(a.r.url) - at(b.r.url) || a.i - b.i).map(e => e.r)
+    report.exchanges = (await collect(readNdjson<Exchange>(parts.exchangeLines.file, () => null))).sort((a, b) => a.seq - b.seq)
+    removeParts(parts)
+    if (path !== null) writeReport(path, report)
+    return report
+  }
+  const report = builder.summary(true)
+  report.parts = {
+    resources: { file: basename(parts.resourceLines.file), count: parts.resourceLines.count },
+    exchanges: { file: basename(parts.exchangeLines.file), count: parts.exchangeLines.count }
+  }
+  if (path !== null) writeReport(path, report)
+  reportFolders.set(report, parts.folder)
+  return report
+}
+
+function removeParts (parts: ReportPartFiles): void {
+  if (parts.temporary) {
+    rmSync(parts.folder, { recursive: true, force: true })
+    temporaryFolders.delete(parts.folder)
+    return
+  }
+  rmSync(parts.resourceLines.file, { force: true })
+  rmSync(parts.exchangeLines.file, { force: true })
 }

@@ -5,7 +5,10 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { fromRoot } from '../../common/paths.js'
-import { renderHtml } from '../../reports/render-html.js'
+import { renderHtml, renderHtmlView } from '../../reports/render-html.js'
+import { openReport } from '../../reports/load-report.js'
+import { viewOpen, VIEW_LIMITS } from '../../reports/report-view.js'
+import { SUMMARY_LIST_LIMIT } from '../../reports/summarize-report.js'
 import { renderHtml as renderScorecard } from '../../conformance/reporters/html.js'
 import type { SuiteResult } from '../../conformance/run-suite.js'
 import { renderServerPage } from '../../bench/pages/server-page.js'
@@ -128,6 +131,38 @@ if (!existsSync(CHROMIUM)) {
     t.same(await shown(), ascending)
     await page.click('#resources th:has-text("received")')
     t.same(await shown(), [...ascending].reverse())
+    await page.close()
+  })
+
+  t.test('a huge run\'s page lists the first resources and needs-attention rows, says how many there are, and keeps its figures over all of them', async t => {
+    const base = makeReport()
+    const dir = mkdtempSync(join(tmpdir(), 'webkrab-huge-'))
+    const total = VIEW_LIMITS.resourceRows + 500
+    const template = base.resources.find(r => r.outcome === 'failed') ?? base.resources[0]
+    const lines: string[] = []
+    for (let i = 0; i < total; i++) lines.push(JSON.stringify({ ...template, url: `https://huge.example/page/${i}`, outcome: i % 2 === 0 ? 'failed' : 'new' }))
+    writeFileSync(join(dir, 'huge.resources.ndjson'), lines.join('\n') + '\n')
+    writeFileSync(join(dir, 'huge.exchanges.ndjson'), base.exchanges.map(x => JSON.stringify(x) + '\n').join(''))
+    const summary = { ...base, resources: [], exchanges: [], parts: { resources: { file: 'huge.resources.ndjson', count: total }, exchanges: { file: 'huge.exchanges.ndjson', count: base.exchanges.length } } }
+    writeFileSync(join(dir, 'huge.json'), JSON.stringify(summary))
+    const view = await viewOpen(await openReport(join(dir, 'huge.json')))
+    const file = join(outDir, 'fetch-report-huge.html')
+    writeFileSync(file, renderHtmlView(view))
+    const page = await context.newPage()
+    await page.goto(pathToFileURL(file).href)
+    t.equal(await page.$$eval('#resources tbody tr', rows => rows.length), VIEW_LIMITS.resourceRows, 'the table lists the first rows only')
+    const resourcesCard = await page.textContent('#resources-card') ?? ''
+    t.match(resourcesCard, `Resources (${total.toLocaleString('en-US')})`)
+    t.match(resourcesCard, `the first ${VIEW_LIMITS.resourceRows.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`)
+    const failed = total / 2
+    const attention = await page.textContent('#attention') ?? ''
+    const count = view.summary.counts.attention
+    t.ok(count >= failed, 'every failed resource counts, not only the listed ones')
+    t.match(attention, `Needs attention (${count.toLocaleString('en-US')})`)
+    t.equal(await page.$$eval('#attention-table tbody tr', rows => rows.length), SUMMARY_LIST_LIMIT, 'the needs-attention table is capped')
+    t.match(attention, `the first ${SUMMARY_LIST_LIMIT.toLocaleString('en-US')} of ${count.toLocaleString('en-US')}`, 'and says how many there are')
+    await page.selectOption('select[data-filter-for="resources"][data-filter-column="1"]', 'failed')
+    t.equal(await page.$$eval('#resources tbody tr:not([hidden])', rows => rows.length), VIEW_LIMITS.resourceRows / 2, 'the listed rows still filter')
     await page.close()
   })
 
