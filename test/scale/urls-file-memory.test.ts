@@ -10,14 +10,14 @@ import type { FetchReport } from '../../reports/report-types.js'
  * `webkrab` in a process of its own: the frontier lives in the store and the
  * report streams to its parts, so the process's peak RSS (its own figure,
  * process.resourceUsage().maxRSS, written as it exits) stays far below what a
- * run holding every URL's state took (about 17 KB per URL: 850 MB here).
+ * run holding every URL's state took (792 MiB for this list).
  */
 
 const PAGES = 50_000
-/** Peak resident set of the crawling process, at most. */
+/** Peak resident set of the crawling process, at most (MiB). */
 const RSS_BOUND_MB = 250
 
-t.test('a crawl of 50,000 URLs from --urls-file peaks under 250 MB of RSS, asks each URL once however often it is listed, and reports every seed', async t => {
+t.test('a crawl of 50,000 URLs from --urls-file peaks under 250 MiB of RSS, asks each URL once however often it is listed, and reports every seed', async t => {
   const site = await startFixtureSite(null, { journalSize: PAGES + 1_000 })
   t.teardown(async () => { await site.close() })
   const dir = t.testdir()
@@ -32,8 +32,8 @@ t.test('a crawl of 50,000 URLs from --urls-file peaks under 250 MB of RSS, asks 
   const run = await runWithPeak(['crawl', '--urls-file', list, '--store', join(dir, 's.sqlite'), '--report', join(dir, 'r.json'), '--retain', 'none', '--concurrency', '8', '--per-origin-concurrency', '8', '--quiet'], dir)
   t.equal(run.code, 0, `the crawl exits 0 (${run.stderr.trim()})`)
   const peakMb = run.maxRssKiB / 1024
-  t.comment(`peak RSS ${peakMb.toFixed(0)} MB for ${PAGES} URLs`)
-  t.ok(peakMb < RSS_BOUND_MB, `peak RSS ${peakMb.toFixed(0)} MB, under ${RSS_BOUND_MB} MB`)
+  t.comment(`peak RSS ${peakMb.toFixed(0)} MiB for ${PAGES} URLs`)
+  t.ok(peakMb < RSS_BOUND_MB, `peak RSS ${peakMb.toFixed(0)} MiB, under ${RSS_BOUND_MB} MiB`)
   const asked = site.journal.since(since).filter(e => e.path === '/bytes/2048')
   t.equal(asked.length, PAGES, 'one request per listed URL')
   t.equal(new Set(asked.map(e => e.query)).size, PAGES, 'no URL asked twice, the ones listed twice included')
