@@ -122,8 +122,19 @@ export function registerBench (program: Command): void {
     .option('--retain <what>', 'what the crawler keeps: body, headers or none', 'body')
     .option('--json', 'print one JSON object with every figure')
     .option('--out <dir>', 'also write the results there: bench-crawler.json and a chart page bench-crawler.html')
-    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string }) => {
+    .option('--scale', 'how cost grows instead: crawl 10k, 100k and 1M URLs of 2 KB pages from --urls-file, each in a process of its own (pages/s, CPU per page, peak RSS, store and report sizes)')
+    .option('--steps <n,...>', 'with --scale: the list lengths (default 10000,100000,1000000)')
+    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string, scale?: boolean, steps?: string }) => {
       if (!['body', 'headers', 'none'].includes(opts.retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain ${JSON.stringify(opts.retain)}: body, headers or none`)
+      if (opts.scale === true) {
+        const { runCrawlerScaleBench, formatCrawlerScaleBench, DEFAULT_SCALE_STEPS } = await import('./crawler-scale.js')
+        const steps = opts.steps === undefined ? DEFAULT_SCALE_STEPS : opts.steps.split(',').map(n => whole(n.trim(), '--steps') ?? 0)
+        // 2 KB pages unless --page-bytes says otherwise (its default is the throughput bench's 20000)
+        const pageBytes = process.argv.includes('--page-bytes') ? whole(opts.pageBytes, '--page-bytes', 0) ?? 2048 : 2048
+        const result = await runCrawlerScaleBench({ steps, pageBytes, concurrency: whole(opts.concurrency, '--concurrency') ?? 8, retain: opts.retain === 'body' && !process.argv.includes('--retain') ? 'none' : opts.retain }, line => { process.stderr.write(`bench crawler --scale: ${line}\n`) })
+        process.stdout.write(opts.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCrawlerScaleBench(result)}\n`)
+        return
+      }
       const { runCrawlerBench, formatCrawlerBench } = await import('./crawler.js')
       const settings = {
         pages: whole(opts.pages, '--pages'),

@@ -115,7 +115,7 @@ function positive (name: string, value: number | undefined, fallback: number, ma
 }
 
 /** Starts `webkrab serve` in a child process; resolves with its main origin's URL once it listens. */
-async function serveFixtureSite (journalSize: number): Promise<{ url: string, close: () => Promise<void> }> {
+export async function serveFixtureSite (journalSize: number): Promise<{ url: string, close: () => Promise<void> }> {
   const child: ChildProcess = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--port', '0', '--journal-size', String(journalSize)], { stdio: ['ignore', 'pipe', 'inherit'] })
   const close = async (): Promise<void> => {
     if (child.exitCode !== null) return

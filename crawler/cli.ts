@@ -8,7 +8,6 @@ import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
 import type { CrawlEvent } from './run/crawl-events.js'
 import { loadImportance } from './run/importance-file.js'
 import { setField } from './fetch/request-fields.js'
-import { readUrlsFile } from './run/urls-file.js'
 
 /** The flags as commander parses them: each table row's value under its camel-cased flag, and the output flags. */
 type CrawlFlags = Record<string, string | string[] | boolean | undefined> & { json?: boolean, quiet?: boolean }
@@ -119,15 +118,14 @@ export function registerCrawl (program: Command): void {
     .option('--json', 'print the fetch report as JSON instead of the summary')
     .option('--quiet', 'no progress line on stderr')
     .action(async (args: string[], flags: CrawlFlags) => {
-      const listed = typeof flags.urlsFile === 'string' ? await readUrlsFile(flags.urlsFile) : []
-      const urls = [...args, ...listed]
-      const options = crawlOptionsFromFlags(urls, flags)
+      // the list streams into the store's frontier as the run starts (read whole under --plan, whose planner weighs the seeds together)
+      const options: CrawlOptions = { ...crawlOptionsFromFlags(args, flags), ...(typeof flags.urlsFile === 'string' ? { urlsFile: flags.urlsFile } : {}) }
       // bad input is refused before the store is opened or anything is sent
       const resolved = resolveCrawlOptions(options)
       const { crawl } = await import('./run/crawl.js')
       const { crawlProgress } = await import('../common/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
-      const progress = crawlProgress({ stream: process.stderr, total: resolved.urls.length, label: 'crawl', quiet: flags.quiet === true })
+      const progress = crawlProgress({ stream: process.stderr, total: resolved.urlsFile === null ? resolved.urls.length : undefined, label: 'crawl', quiet: flags.quiet === true })
       const onEvent = (event: CrawlEvent): void => { progress.onEvent(event) }
       const controller = new AbortController()
       const interrupt = (): void => { controller.abort() }

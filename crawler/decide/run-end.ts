@@ -28,23 +28,57 @@ function plural (n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`
 }
 
-function origins (ends: SeedEnd[], say: (origin: string) => string): string {
-  return [...new Set(ends.map(e => e.origin))].map(say).join('; ')
+/**
+ * How the seeds of a run ended, as counts: what the closing sentence needs, bounded by
+ * the run's origins rather than its URLs (a run of a million seeds keeps a few maps).
+ */
+export interface SeedTally {
+  total: number
+  skipped: number
+  /** Per origin (in the order first seen), seeds that ended deferred. */
+  deferred: Map<string, number>
+  /** Per origin, seeds that ended without a request and not deferred: counted as stopped when their origin was. */
+  unasked: Map<string, number>
 }
 
-export function describeCompletedRun (ends: readonly SeedEnd[], context: RunEndContext): string {
-  const deferred = ends.filter(e => e.outcome === 'deferred')
-  const skipped = ends.filter(e => e.outcome === 'skipped')
-  const stopped = ends.filter(e => e.outcome !== 'deferred' && e.attempts === 0 && context.stoppedOrigins.has(e.origin))
-  const setAside = deferred.length + skipped.length + stopped.length
+export function newSeedTally (): SeedTally {
+  return { total: 0, skipped: 0, deferred: new Map(), unasked: new Map() }
+}
+
+/** Counts one seed's end into the tally. */
+export function countSeedEnd (tally: SeedTally, end: SeedEnd): void {
+  tally.total++
+  if (end.outcome === 'deferred') tally.deferred.set(end.origin, (tally.deferred.get(end.origin) ?? 0) + 1)
+  if (end.outcome === 'skipped') tally.skipped++
+  if (end.outcome !== 'deferred' && end.attempts === 0) tally.unasked.set(end.origin, (tally.unasked.get(end.origin) ?? 0) + 1)
+}
+
+function sum (counts: Iterable<number>): number {
+  let n = 0
+  for (const c of counts) n += c
+  return n
+}
+
+export function describeCompletedRun (ends: readonly SeedEnd[] | SeedTally, context: RunEndContext): string {
+  let tally: SeedTally
+  if (Array.isArray(ends)) {
+    tally = newSeedTally()
+    for (const e of ends as readonly SeedEnd[]) countSeedEnd(tally, e)
+  } else {
+    tally = ends as SeedTally
+  }
+  const stoppedBy = [...tally.unasked].filter(([o]) => context.stoppedOrigins.has(o))
+  const deferred = sum(tally.deferred.values())
+  const stopped = sum(stoppedBy.map(([, n]) => n))
+  const setAside = deferred + tally.skipped + stopped
   if (setAside === 0) return 'every seed URL was visited'
   const parts: string[] = []
-  if (deferred.length > 0) {
-    parts.push(`${deferred.length} deferred (${origins(deferred, o => `${o}: ${context.deferrals.get(o)?.signal ?? 'asked to wait'}`)})`)
+  if (deferred > 0) {
+    parts.push(`${deferred} deferred (${[...tally.deferred.keys()].map(o => `${o}: ${context.deferrals.get(o)?.signal ?? 'asked to wait'}`).join('; ')})`)
   }
-  if (skipped.length > 0) parts.push(`${skipped.length} skipped by the revisit planner`)
-  if (stopped.length > 0) {
-    parts.push(`${stopped.length} not requested because their origin was stopped (${origins(stopped, o => `${o}: ${context.stoppedOrigins.get(o) ?? ''}`)})`)
+  if (tally.skipped > 0) parts.push(`${tally.skipped} skipped by the revisit planner`)
+  if (stopped > 0) {
+    parts.push(`${stopped} not requested because their origin was stopped (${stoppedBy.map(([o]) => `${o}: ${context.stoppedOrigins.get(o) ?? ''}`).join('; ')})`)
   }
-  return `no budget ended the run, but not all its work was done: ${ends.length - setAside} of ${plural(ends.length, 'seed URL', 'seed URLs')} finished, ${parts.join(', ')}`
+  return `no budget ended the run, but not all its work was done: ${tally.total - setAside} of ${plural(tally.total, 'seed URL', 'seed URLs')} finished, ${parts.join(', ')}`
 }

@@ -14,7 +14,7 @@ export type OptionValue = 'switch' | 'whole' | 'duration' | 'size' | 'choice' | 
 
 export interface CrawlOptionRow {
   /** The `crawl()` option. */
-  option: Exclude<keyof CrawlOptions, 'urls' | 'onEvent' | 'signal'>
+  option: Exclude<keyof CrawlOptions, 'urls' | 'urlsFile' | 'onEvent' | 'signal'>
   /** The flag without its dashes; a scenario step's option of the same name, when `scenario`. */
   flag: string
   /** The flag's value placeholder (`<duration>`); none for a switch. */
@@ -33,6 +33,7 @@ export interface CrawlOptionRow {
 export const CRAWL_OPTION_TABLE = [
   { option: 'store', flag: 'store', arg: '<file>', value: 'text', required: true, help: 'SQLite store; kept between runs, so a second run revalidates; one run writes it at a time', scenario: false, report: null },
   { option: 'report', flag: 'report', arg: '<file>', value: 'text', help: 'write the JSON fetch report (webkrab.report/v1) here', scenario: false, report: null },
+  { option: 'fresh', flag: 'fresh', value: 'switch', help: 'start the seed list afresh: a run over the same list and options that was killed before its end is not resumed', scenario: false, report: null },
   { option: 'headers', flag: 'header', arg: '<header>', value: 'headers', help: "request context sent with every request, 'Name: value' (repeatable)", scenario: false, report: { options: 'headers' } },
   { option: 'revalidateAlways', flag: 'revalidate-always', value: 'switch', help: 'ask the server even when a stored response is fresh', scenario: true, report: { options: 'revalidateAlways' } },
   { option: 'retain', flag: 'retain', arg: '<what>', value: 'choice', choices: ['body', 'headers', 'none'], help: 'what to keep of each response: body, headers, or none (status, validators, digests)', scenario: true, report: { options: 'retain' } },
@@ -61,5 +62,5 @@ export const CRAWL_OPTION_TABLE = [
 ] as const satisfies readonly CrawlOptionRow[]
 
 /** Every `crawl()` option but the seeds and the callbacks has its row: this fails to compile when one is added without. */
-type Untabled = Exclude<keyof CrawlOptions, (typeof CRAWL_OPTION_TABLE)[number]['option'] | 'urls' | 'onEvent' | 'signal'>
+type Untabled = Exclude<keyof CrawlOptions, (typeof CRAWL_OPTION_TABLE)[number]['option'] | 'urls' | 'urlsFile' | 'onEvent' | 'signal'>
 export const EVERY_OPTION_TABLED: [Untabled] extends [never] ? true : Untabled = true

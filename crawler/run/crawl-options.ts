@@ -11,6 +11,13 @@ import { fieldNameProblem, fieldValueProblem, quote, setField } from '../fetch/r
 /** The options of `crawl()`: the library form of `webkrab crawl`. */
 export interface CrawlOptions {
   urls: string[]
+  /**
+   * More seeds, one URL a line (`-`: standard input), read as a stream straight
+   * into the store's frontier: a list of any length in bounded memory.
+   */
+  urlsFile?: string
+  /** Start the list afresh: an unfinished earlier run over the same list is not resumed. */
+  fresh?: boolean
   /** The SQLite store's file path. */
   store: string
   /** Write the JSON fetch report here. */
@@ -62,6 +69,10 @@ export interface CrawlOptions {
 
 export interface ResolvedOptions {
   urls: string[]
+  urlsFile: string | null
+  fresh: boolean
+  /** The scope is the seeds' origins (no --scope): the origins of a --urls-file join it as it is read. */
+  scopeFromSeeds: boolean
   store: string
   report: string | null
   /** Request-context headers, lower-case names. */
@@ -212,7 +223,8 @@ function timeout (name: string, value: number | undefined): number | null {
 
 /** Validates options before anything is opened or sent; bad input throws a WebKrab input error. */
 export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
-  if (!Array.isArray(o.urls) || o.urls.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed (as arguments or in --urls-file)')
+  const urlsFile = typeof o.urlsFile === 'string' && o.urlsFile !== '' ? o.urlsFile : null
+  if (!Array.isArray(o.urls) || (o.urls.length === 0 && urlsFile === null)) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed (as arguments or in --urls-file)')
   if (typeof o.store !== 'string' || o.store.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('--store FILE is needed: the SQLite file that keeps records between runs')
   const urls = [...new Set(o.urls.map(u => checkUrl(u)))]
   const headers: Record<string, string> = {}
@@ -233,8 +245,9 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     importance[checkUrl(raw)] = weight
   }
   const d = DEFAULT_BUDGETS
-  const scope = o.scope !== undefined && o.scope.length > 0
-    ? [...new Set(o.scope.map(checkOrigin))]
+  const scopeFromSeeds = !(o.scope !== undefined && o.scope.length > 0)
+  const scope = !scopeFromSeeds
+    ? [...new Set((o.scope ?? []).map(checkOrigin))]
     : [...new Set(urls.map(u => new URL(u).origin))]
   const responseTimeoutMs = timeout('response-timeout', o.responseTimeoutMs) ?? d.responseTimeoutMs ?? 60_000
   const budgets: ResolvedOptions['budgets'] = {
@@ -267,6 +280,9 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
   }
   return {
     urls,
+    urlsFile,
+    fresh: o.fresh === true,
+    scopeFromSeeds,
     store: o.store,
     report: o.report ?? null,
     headers,

@@ -16,7 +16,10 @@ import { ReportBuilder } from './report-builder.js'
 import { exchangeOf } from './exchange-of.js'
 import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
-import { describeCompletedRun, type SeedEnd } from '../decide/run-end.js'
+import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-end.js'
+import { Frontier, type FrontierState } from '../store/frontier.js'
+import { readUrlsFile, streamUrlsFile } from './urls-file.js'
+import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
@@ -37,7 +40,12 @@ import type { StoredRecord } from '../store/stored-record.js'
  * keeps the clock offset seen last time.
  */
 export async function crawl (options: CrawlOptions): Promise<FetchReport> {
-  const opts = resolveCrawlOptions(options)
+  let opts = resolveCrawlOptions(options)
+  if (opts.plan && opts.urlsFile !== null) {
+    // the revisit planner weighs the seeds together: its list is read whole (plan-run.ts)
+    const listed = await readUrlsFile(opts.urlsFile)
+    opts = resolveCrawlOptions({ ...options, urls: [...options.urls, ...listed], urlsFile: undefined })
+  }
   // a report that could not be written would be lost after the whole run: refuse its path first
   if (opts.report !== null) checkReportPath(opts.report)
   // resources and exchanges stream to NDJSON parts as they end; the builder keeps only counts
@@ -89,7 +97,16 @@ class CrawlRun {
   private readonly usage: { requests: number, bytesReceived: number, startedMs: number }
   private readonly clocks: OriginClocks
   private readonly tallies = new Map<string, TimeoutTally>()
+  /** Tasks postponed to the second phase after a redirect (a seed itself is postponed in the frontier). */
   private readonly postponed: ResourceTask[] = []
+  /** The run's seeds in the store, read a window at a time (store/frontier.ts). */
+  private frontier: Frontier | null = null
+  /** The last frontier row read in this phase, and whether the phase's rows are all read. */
+  private cursor = 0
+  private exhausted = false
+  /** Tasks read from the frontier and not yet finished (or postponed). */
+  private loaded = 0
+  private refilling = false
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
   private readonly deferrals = new Map<string, OriginDeferral>()
   private readonly stoppedOrigins = new Map<string, string>()
@@ -100,8 +117,8 @@ class CrawlRun {
   /** Origins whose first request of the run (under --plan) is on its way: the rest wait for its clock. */
   private readonly probing = new Set<string>()
   private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
-  /** How each seed ended, for the closing sentence of a run no budget ended. */
-  private readonly ends: SeedEnd[] = []
+  /** How the seeds ended, counted, for the closing sentence of a run no budget ended. */
+  private readonly ends = newSeedTally()
   private scheduler: Scheduler<ResourceTask> | null = null
   private phase: 1 | 2 = 1
   private seq = 0
@@ -131,12 +148,55 @@ class CrawlRun {
     this.routeOptions = { retain: opts.retain, change: opts.change, maxAttempts: b.maxAttempts, maxRedirects: b.maxRedirects, maxDurationMs: b.maxDurationMs, scope: b.scope, requestContext: opts.headers }
   }
 
+  /** The seeds in list order: the planner's, or the URLs given then the --urls-file's, as it is read. */
+  private async * seeds (): AsyncGenerator<string> {
+    if (this.planning !== null) {
+      yield * this.planning.urls()
+      return
+    }
+    yield * this.opts.urls
+    if (this.opts.urlsFile !== null) yield * streamUrlsFile(this.opts.urlsFile)
+  }
+
+  /** What else a resumed run must share with the run it resumes: every option that changes what is asked. */
+  private optionsKey (): string {
+    const { opts } = this
+    const budgets = opts.scopeFromSeeds ? { ...opts.budgets, scope: null } : opts.budgets
+    return JSON.stringify({ budgets, requestHeaders: opts.requestHeaders, retain: opts.retain, change: opts.change, revalidateAlways: opts.revalidateAlways, plan: opts.plan, planBudget: opts.planBudget, importance: opts.importance, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs })
+  }
+
   async execute (): Promise<void> {
     const { opts } = this
+    // the seeds stream into the store's frontier (duplicates collapse there); the first
+    // ones go in the report's run-start, the rest are counted
+    const first: string[] = []
+    const scope = new Set(opts.budgets.scope)
+    const frontier = await Frontier.fill(this.store, this.seeds(), this.optionsKey(), opts.fresh, url => {
+      if (first.length < INLINE_RESOURCE_LIMIT) first.push(url)
+      if (opts.scopeFromSeeds) {
+        const origin = new URL(url).origin
+        if (!scope.has(origin)) {
+          scope.add(origin)
+          opts.budgets.scope.push(origin)
+        }
+      }
+    })
+    if (frontier.seedCount === 0) {
+      frontier.end()
+      throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed (as arguments or in --urls-file)')
+    }
+    this.frontier = frontier
+    const resumed = frontier.resumed
+    if (resumed !== null) {
+      // the run this one resumes had these seeds done: they are not asked again
+      first.splice(0)
+      for (const row of frontier.batch('pending', 0, INLINE_RESOURCE_LIMIT)) first.push(row.url)
+    }
     this.emit({
       type: 'run-start',
       at: new Date().toISOString(),
-      seeds: opts.urls,
+      seeds: first,
+      seedCount: resumed === null ? frontier.seedCount : frontier.seedCount - resumed.doneCount,
       store: opts.store,
       budgets: opts.budgets,
       options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs }
@@ -148,20 +208,23 @@ class CrawlRun {
     if (opts.signal?.aborted === true) onAbort()
     opts.signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      await this.runPhase((this.planning?.urls() ?? opts.urls).map((url, i) => newTask(i, url)))
+      await this.runPhase('pending')
       this.phase = 2
-      if (this.postponed.length > 0) await this.runPhase(this.postponed.splice(0))
+      await this.runPhase('postponed')
     } finally {
       opts.signal?.removeEventListener('abort', onAbort)
       this.planning?.close()
-      this.store.noteAnswers(this.notes)
+      this.store.noteAnswers(this.notes.splice(0))
       this.store.saveOriginClocks(this.clocks.heard())
     }
+    // the run reached its end: a later run over the same list starts it again rather than resuming it
+    frontier.end()
+    const reason = this.stop?.reason ?? describeCompletedRun(this.ends, { deferrals: this.deferrals, stoppedOrigins: this.stoppedOrigins })
     this.emit({
       type: 'run-end',
       at: new Date().toISOString(),
       stoppedBy: this.stop?.stoppedBy ?? 'completed',
-      stopReason: this.stop?.reason ?? describeCompletedRun(this.ends, { deferrals: this.deferrals, stoppedOrigins: this.stoppedOrigins })
+      stopReason: resumed === null ? reason : `${reason}; ${describeResume(resumed)}`
     })
   }
 
@@ -169,7 +232,15 @@ class CrawlRun {
     await this.fetcher.destroy()
   }
 
-  private async runPhase (tasks: ResourceTask[]): Promise<void> {
+  /**
+   * Runs one phase over the frontier's rows in `state` (phase 1: pending; phase 2:
+   * postponed), a window at a time: at most WINDOW tasks are in memory, and each
+   * finished one makes room for the next (finish() reads more).
+   */
+  private async runPhase (state: FrontierState): Promise<void> {
+    this.cursor = 0
+    this.exhausted = false
+    this.rowState = state
     const scheduler = new Scheduler<ResourceTask>({
       concurrency: this.opts.budgets.concurrency,
       perOriginConcurrency: this.opts.budgets.perOriginConcurrency,
@@ -188,10 +259,54 @@ class CrawlRun {
     if (this.stop?.stoppedBy === 'interrupted') scheduler.stop('the run was interrupted')
     for (const [origin, d] of this.deferrals) this.holdOrigin(scheduler, origin, d)
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
-    for (const task of tasks) this.prepare(task, scheduler)
-    const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
-    if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
-    for (const left of result.leftover) this.finishLeftover(left)
+    for (const task of state === 'postponed' ? this.postponed.splice(0) : []) {
+      this.loaded++
+      this.prepare(task, scheduler)
+    }
+    do {
+      this.refill(scheduler)
+      // after a stop, each round hands back the window read since as leftover, at once
+      const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
+      if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
+      for (const left of result.leftover) this.finishLeftover(left)
+    } while (!this.exhausted)
+  }
+
+  /** The frontier rows the phase reads. */
+  private rowState: FrontierState = 'pending'
+
+  /** Reads frontier rows into tasks until the window is full or the phase's rows are all read. */
+  private refill (scheduler: Scheduler<ResourceTask>): void {
+    const frontier = this.frontier
+    // a task that ends while the window fills (out of scope, reused) frees its place in this same loop
+    if (frontier === null || this.refilling) return
+    this.refilling = true
+    try {
+      while (!this.exhausted && this.loaded < WINDOW) {
+        const rows = frontier.batch(this.rowState, this.cursor, Math.min(BATCH, WINDOW - this.loaded))
+        if (rows.length === 0) {
+          this.exhausted = true
+          break
+        }
+        for (const row of rows) {
+          this.cursor = row.seq
+          this.loaded++
+          this.prepare(newTask(row.seq - 1, row.url), scheduler)
+        }
+      }
+    } finally {
+      this.refilling = false
+    }
+  }
+
+  /** Sets a task aside for the second phase: a seed as its frontier row, a redirect's target in memory. */
+  private postpone (task: ResourceTask): void {
+    this.loaded--
+    if (task.hop === 0 && task.attemptLog.length === 0 && this.frontier !== null) {
+      this.frontier.postpone(task.index + 1)
+    } else {
+      this.postponed.push(task)
+    }
   }
 
   private requestHeaders (task: ResourceTask): Record<string, string> {
@@ -232,7 +347,7 @@ class CrawlRun {
       // a plan weighs the time since the stored copy in the server's time: one request
       // goes first and tells the origin's clock; the origin's other resources wait for it
       if (this.probing.has(origin)) {
-        this.postponed.push(task)
+        this.postpone(task)
         return
       }
       this.probing.add(origin)
@@ -250,11 +365,11 @@ class CrawlRun {
     }
     if (task.decision.action === 'reuse') {
       if (this.phase === 1 && !this.clocks.confirmed(origin)) {
-        this.postponed.push(task)
+        this.postpone(task)
         return
       }
       const record = task.record
-      if (record !== null) this.notes.push({ id: record.id, status: null, outcome: 'reused-fresh', atMs: this.serverNow(origin) })
+      if (record !== null) this.note({ id: record.id, status: null, outcome: 'reused-fresh', atMs: this.serverNow(origin) })
       this.finish(task, {
         outcome: 'reused-fresh',
         reason: task.decision.reason,
@@ -404,7 +519,7 @@ class CrawlRun {
         this.finish(task, { ...step.end, record: step.end.record === 'saved' ? applied.saved : step.end.record }, step.budget)
         return
       case 'note-answer':
-        if (task.record !== null) this.notes.push({ id: task.record.id, status: step.status, outcome: step.outcome, atMs: step.atMs })
+        if (task.record !== null) this.note({ id: task.record.id, status: step.status, outcome: step.outcome, atMs: step.atMs })
         return
       case 'ask-again':
         task.failedRevalidation = step.failedRevalidation
@@ -495,11 +610,32 @@ class CrawlRun {
     this.stop = by === 'interrupted' ? { stoppedBy: 'interrupted', reason, budget: null } : { stoppedBy: budgetStop(by), reason, budget: by }
   }
 
+  /** Keeps an answer's note for the store, written a batch at a time. */
+  private note (n: { id: number, status: number | null, outcome: Outcome, atMs: number }): void {
+    this.notes.push(n)
+    if (this.notes.length >= BATCH) this.store.noteAnswers(this.notes.splice(0))
+  }
+
   private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
-    this.ends.push({ outcome: end.outcome, attempts: task.attemptLog.length, origin: new URL(task.url).origin })
+    this.loaded--
+    countSeedEnd(this.ends, { outcome: end.outcome, attempts: task.attemptLog.length, origin: new URL(task.url).origin })
     this.planning?.settle(task, end)
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
+    // done in the store's open write group, the one the task's record was written in
+    this.frontier?.done(task.index + 1, end.outcome)
+    if (this.scheduler !== null && this.loaded < WINDOW - BATCH) this.refill(this.scheduler)
   }
+}
+
+/** Tasks in memory at once, at most (queued, delayed and running); the rest wait in the frontier. */
+const WINDOW = 2048
+/** Frontier rows read at a time, and answer notes written at a time. */
+const BATCH = 256
+
+/** The closing words of a resumed run: what the run it resumed had done. */
+function describeResume (resumed: NonNullable<Frontier['resumed']>): string {
+  const outcomes = Object.entries(resumed.done).map(([outcome, n]) => `${n} ${outcome}`).join(', ')
+  return `resumed the run started ${resumed.startedAt}, which had ${resumed.doneCount} of the seed URLs done (${outcomes === '' ? 'none' : outcomes}): those were not asked again`
 }

@@ -18,7 +18,15 @@ import { checkUrl } from './crawl-options.js'
  */
 export const MAX_URL_LINE = 64 * 1024
 
+/** The whole list (for `--plan`, whose planner weighs the seeds together). */
 export async function readUrlsFile (file: string, stdin: Readable = process.stdin): Promise<string[]> {
+  const urls: string[] = []
+  for await (const url of streamUrlsFile(file, stdin)) urls.push(url)
+  return urls
+}
+
+/** The list's URLs one at a time, as the file is read: a list of any length in bounded memory. */
+export async function * streamUrlsFile (file: string, stdin: Readable = process.stdin): AsyncGenerator<string> {
   const name = file === '-' ? 'stdin' : file
   let stream: Readable = stdin
   if (file !== '-') {
@@ -33,15 +41,14 @@ export async function readUrlsFile (file: string, stdin: Readable = process.stdi
     if (isFolder) throw errors.WEBKRAB_ERR_BAD_FLAG(`--urls-file ${file} is a folder, not a file of URLs`)
     stream = createReadStream(file)
   }
-  const urls: string[] = []
   let lineNo = 0
   const tooLong = (): Error => errors.WEBKRAB_ERR_BAD_URL(`--urls-file ${name}:${lineNo + 1}: a line longer than ${MAX_URL_LINE} characters is no URL (one URL a line)`)
-  const take = (line: string): void => {
+  const take = (line: string): string | null => {
     if (line.length > MAX_URL_LINE) throw tooLong()
     lineNo++
     const text = (lineNo === 1 ? line.replace(/^\uFEFF/, '') : line).trim()
-    if (text === '' || text.startsWith('#')) return
-    urls.push(checkUrl(text, `--urls-file ${name}:${lineNo}`))
+    if (text === '' || text.startsWith('#')) return null
+    return checkUrl(text, `--urls-file ${name}:${lineNo}`)
   }
   const decoder = new StringDecoder('utf8')
   let pending = ''
@@ -49,19 +56,23 @@ export async function readUrlsFile (file: string, stdin: Readable = process.stdi
     for await (const chunk of stream as AsyncIterable<Buffer | string>) {
       pending += typeof chunk === 'string' ? chunk : decoder.write(chunk)
       let start = 0
+      const found: string[] = []
       for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n', start)) {
-        take(pending.slice(start, nl))
+        const url = take(pending.slice(start, nl))
+        if (url !== null) found.push(url)
         start = nl + 1
       }
       pending = pending.slice(start)
       // a line without its end yet: held only up to the limit
       if (pending.length > MAX_URL_LINE) throw tooLong()
+      // one chunk's URLs at a time (64 KiB of lines): the reader waits while they are taken
+      yield * found
     }
   } catch (err) {
     if (isWebkrabError(err)) throw err
     throw errors.WEBKRAB_ERR_BAD_FLAG(`--urls-file ${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
   }
   pending += decoder.end()
-  if (pending !== '') take(pending)
-  return urls
+  const last = pending === '' ? null : take(pending)
+  if (last !== null) yield last
 }

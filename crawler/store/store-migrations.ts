@@ -179,6 +179,37 @@ export const migrations: readonly Migration[] = [
         );
       `)
     }
+  },
+  {
+    version: 6,
+    description: 'the frontier: each run\'s seed list, one row per URL with its state, so a run reads its work in batches and a killed run resumes',
+    up: db => {
+      // a run's seeds are filled in (filled = 1 once the whole list is in) before any is asked;
+      // UNIQUE (run_id, url) collapses duplicate seeds without a set of them in memory; a row
+      // is done in the same transaction as its resource's record, so a resume redoes only what
+      // was not committed (crawler/store/frontier.ts)
+      db.exec(`
+        CREATE TABLE frontier_runs (
+          id INTEGER PRIMARY KEY,
+          seeds_digest TEXT NOT NULL,
+          options_digest TEXT NOT NULL,
+          seed_count INTEGER NOT NULL DEFAULT 0,
+          filled INTEGER NOT NULL DEFAULT 0,
+          ended INTEGER NOT NULL DEFAULT 0,
+          started_at TEXT NOT NULL
+        );
+        CREATE TABLE frontier (
+          run_id INTEGER NOT NULL,
+          seq INTEGER NOT NULL,
+          url TEXT NOT NULL,
+          -- 'pending', 'postponed' (to the run's second phase) or 'done'
+          state TEXT NOT NULL DEFAULT 'pending',
+          outcome TEXT,
+          PRIMARY KEY (run_id, seq),
+          UNIQUE (run_id, url)
+        ) WITHOUT ROWID;
+      `)
+    }
   }
 ]
 
