@@ -178,13 +178,16 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
       } catch (err) {
         throw new SetupError(`step ${step.n} (${step.type}, ${formatPos(step.pos)}) failed: ${(err as Error).message}`)
       }
+      const ended = performance.now()
       // Let responses still being written land in the journal before it is read.
       await sleep(step.type === 'crawl' ? 20 : 0)
       collect(step.n)
+      const arrivals = [...seen, ...ownSeen].filter(s => s.step === step.n).map(s => s.arrivedMs)
       runs.push({
         n: step.n,
         type: step.type,
-        durationMs: Math.round(performance.now() - t0),
+        durationMs: Math.round(ended - t0),
+        ...(step.type === 'crawl' ? { crawlMs: arrivals.length > 0 ? Math.max(0, Math.round(ended - Math.min(...arrivals))) : null } : {}),
         report: outcome?.report ?? null,
         reportError: outcome?.reportError ?? null,
         error: outcome?.error ?? null,

@@ -238,6 +238,8 @@ t.test('duration reads how long the harness measured a step', async t => {
   const ctx: GradeContext = { seen: [], steps: [], origins: [], writesReports: false, runs: [{ n: 1, type: 'crawl', durationMs: 2500, report: null, reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }] }
   t.equal(checkDuration({ step: 1, at_most: '3s' }, ctx).status, 'pass')
   t.equal(checkDuration({ step: 1, at_most: '2s' }, ctx).message, 'step 1 took 2.5 s; expected at most 2s')
+  const fromFirst: GradeContext = { ...ctx, runs: [{ ...ctx.runs[0], crawlMs: 400 }] }
+  t.equal(checkDuration({ step: 1, at_most: '1s' }, fromFirst).message, 'step 1 took 400 ms from its first request to the crawler\'s exit', 'from the first request the server saw, not from the crawler\'s start')
   t.equal(checkDuration({ step: 1, at_least: '3s' }, ctx).status, 'fail')
 })
 

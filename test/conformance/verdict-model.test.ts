@@ -328,3 +328,21 @@ assertions:
   t.notMatch(recorded, `${packageRoot}/`, 'the package folder is made relative')
   t.match(recorded, /"stdout":"x\\n"/)
 })
+
+t.test('a duration check measures from the step\'s first request to the crawler\'s exit, so a crawler\'s start-up is not counted against a timeout', async t => {
+  // two seconds of start-up (a runtime loading its modules), then a request the crawler abandons after 0.3 s
+  const crawler = script('sleep 2; curl --silent --output /dev/null --max-time 0.3 "$1"; exit 0')
+  const r = await run(`id: timeouts-start-up
+name: A slow start is not a slow timeout.
+kind: required
+refs: ["WebKrab rule timeout-frees-slot"]
+steps:
+  - crawl: { urls: ["/slow/headers?ms=4000"] }
+assertions:
+  - { id: on-time, level: must, needs: [], reason: "WebKrab rule timeout-frees-slot: the response timeout is enforced.", duration: { step: 1, at_most: 1500ms } }
+`, commandAdapter({ command: `sh ${crawler} {url}` }), 'timeouts')
+  const a = r.assertions.find(x => x.id === 'on-time')
+  t.equal(a?.status, 'pass', a?.message ?? '')
+  t.match(a?.message ?? '', /^step 1 took \d+ ms from its first request to the crawler's exit$/)
+  t.ok(r.steps[0].durationMs >= 2000, `the step itself took ${r.steps[0].durationMs} ms, start-up included`)
+})
