@@ -324,8 +324,12 @@ export function crawlerNotes (runs: StepRun[]): string[] {
 }
 
 /** Text a crawler printed or ran, with this package's folder made relative, so committed results name no machine's folders. */
+/** A path some tool cut short ("(/home/me/pkg...[truncated]"), up to its ellipsis. */
+const CUT_PATH = /(\/[^\s"'()\\]{5,}?)(\.\.\.|…)/g
+
 function packageRelative (text: string): string {
-  return text.replaceAll(`${packageRoot}/`, '')
+  // a path cut short names the package folder as well when what is left of it begins that folder's path
+  return text.replaceAll(`${packageRoot}/`, '').replace(CUT_PATH, (m, path: string, dots: string) => `${packageRoot}/`.startsWith(path) ? dots : m)
 }
 
 function runsForRecord (runs: StepRun[]): ScenarioResult['steps'] {

@@ -323,10 +323,11 @@ steps:
   - crawl: { urls: [/validators/strong] }
 assertions:
   - { id: once, level: must, needs: [], reason: "WebKrab rule: one request.", requests: { path: /validators/strong, count: 1 } }
-`, commandAdapter({ command: `echo ${packageRoot}/x; curl --silent --output /dev/null {url}` }), 'validators')
+`, commandAdapter({ command: `echo ${packageRoot}/x; echo "(${packageRoot.slice(0, -2)}...[truncated]"; curl --silent --output /dev/null {url}` }), 'validators')
   const recorded = JSON.stringify(r.steps)
   t.notMatch(recorded, `${packageRoot}/`, 'the package folder is made relative')
-  t.match(recorded, /"stdout":"x\\n"/)
+  t.notMatch(recorded, packageRoot.slice(0, -2), 'a path to it that a tool cut short is dropped too')
+  t.match(recorded, /"stdout":"x\\n\(\.\.\.\[truncated\]\\n"/)
 })
 
 t.test('a duration check measures from the step\'s first request to the crawler\'s exit, so a crawler\'s start-up is not counted against a timeout', async t => {
