@@ -178,13 +178,16 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
       } catch (err) {
         throw new SetupError(`step ${step.n} (${step.type}, ${formatPos(step.pos)}) failed: ${(err as Error).message}`)
       }
+      const ended = performance.now()
       // Let responses still being written land in the journal before it is read.
       await sleep(step.type === 'crawl' ? 20 : 0)
       collect(step.n)
+      const arrivals = [...seen, ...ownSeen].filter(s => s.step === step.n).map(s => s.arrivedMs)
       runs.push({
         n: step.n,
         type: step.type,
-        durationMs: Math.round(performance.now() - t0),
+        durationMs: Math.round(ended - t0),
+        ...(step.type === 'crawl' ? { crawlMs: arrivals.length > 0 ? Math.max(0, Math.round(ended - Math.min(...arrivals))) : null } : {}),
         report: outcome?.report ?? null,
         reportError: outcome?.reportError ?? null,
         error: outcome?.error ?? null,
@@ -321,8 +324,12 @@ export function crawlerNotes (runs: StepRun[]): string[] {
 }
 
 /** Text a crawler printed or ran, with this package's folder made relative, so committed results name no machine's folders. */
+/** A path some tool cut short ("(/home/me/pkg...[truncated]"), up to its ellipsis. */
+const CUT_PATH = /(\/[^\s"'()\\]{5,}?)(\.\.\.|…)/g
+
 function packageRelative (text: string): string {
-  return text.replaceAll(`${packageRoot}/`, '')
+  // a path cut short names the package folder as well when what is left of it begins that folder's path
+  return text.replaceAll(`${packageRoot}/`, '').replace(CUT_PATH, (m, path: string, dots: string) => `${packageRoot}/`.startsWith(path) ? dots : m)
 }
 
 function runsForRecord (runs: StepRun[]): ScenarioResult['steps'] {

@@ -131,8 +131,24 @@ export function totalsOf (results: ScenarioResult[]): SuiteTotals {
   return { scenarios: results.length, byVerdict, requiredFailures, expectedFailures, unexpectedPasses, assertions, scores }
 }
 
+/** Assertions that measure time between requests or over a step, from the journal. */
+const TIMING_ASSERTIONS: readonly string[] = ['gap', 'retry_after', 'concurrency', 'duration']
+
 /**
- * Runs scenarios through a pool, each after the scenarios it depends on. A
+ * Whether a scenario times requests. Such a scenario runs alone: the journal
+ * stamps a request when the fixture site's event loop reads it, and that loop
+ * is shared with every other scenario running in the process (their sites,
+ * their crawlers' output, their grading), so beside them a request can be
+ * stamped tens of milliseconds late and a gap or a wait look shorter than the
+ * crawler made it.
+ */
+export function isTimed (s: Scenario): boolean {
+  return s.assertions.some(a => TIMING_ASSERTIONS.includes(a.type))
+}
+
+/**
+ * Runs scenarios through a pool, each after the scenarios it depends on; one
+ * that times requests (isTimed) runs with nothing beside it. each after the scenarios it depends on. A
  * scenario whose dependency did not pass is not run: it is a dependency-fail.
  * Dependencies outside the selected set are not waited for.
  */
@@ -154,24 +170,30 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   }
 
   const stopped = aborted(options.signal)
+  // a scenario that times requests runs with nothing beside it (see isTimed)
+  let alone = false
   try {
     while (pending.length > 0 || running.size > 0) {
       let progressed = false
       if (options.signal?.aborted === true) break
-      for (let i = 0; i < pending.length && running.size < jobs; i++) {
+      for (let i = 0; i < pending.length && running.size < jobs && !alone; i++) {
         const s = pending[i]
         const deps = s.depends_on.filter(d => selected.has(d))
         if (!deps.every(d => results.has(d))) continue
+        const broken = deps.map(d => results.get(d) as ScenarioResult).find(d => !dependencyHolds(d.verdict))
+        const timed = broken === undefined && isTimed(s)
+        // wait for the pool to drain (starting nothing else meanwhile, so it is not starved)
+        if (timed && running.size > 0) break
         pending.splice(i--, 1)
         progressed = true
-        const broken = deps.map(d => results.get(d) as ScenarioResult).find(d => !dependencyHolds(d.verdict))
         if (broken !== undefined) {
           const dep = { ...skeleton(s, `not run: depends on ${broken.id}`), verdict: 'dependency-fail' as const, message: `depends on ${broken.id}, which ended ${broken.verdict}: ${broken.message}` }
           finish(broken.expected !== null ? { ...dep, expected: `depends on ${broken.id}, a known failure` } : dep)
           continue
         }
         options.onStart?.(s)
-        const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports }).then(finish).finally(() => { running.delete(p) })
+        if (timed) alone = true
+        const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports }).then(finish).finally(() => { running.delete(p); if (timed) alone = false })
         running.add(p)
       }
       if (running.size > 0) await Promise.race([...running, stopped])

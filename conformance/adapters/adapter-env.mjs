@@ -56,6 +56,13 @@ export function readStep () {
 }
 
 /** A duration option in seconds (decimals kept), or undefined when the step does not set it. */
+/** The step's `robots` option: 'obey', 'ignore', or undefined when the step sets none. */
+export function robots (options) {
+  const v = options.robots
+  if (v !== undefined && v !== 'obey' && v !== 'ignore') refuse(`robots is obey or ignore, not ${JSON.stringify(v)}`)
+  return v
+}
+
 export function seconds (options, name) {
   return options[name] === undefined ? undefined : parseDuration(options[name], name) / 1000
 }

@@ -4,7 +4,7 @@
 // is an unconditional GET. The request context goes on every request; each
 // crawl option mapped below becomes the HttpCrawler option that means the same.
 import { join } from 'node:path'
-import { count, readStep, seconds } from './adapter-env.mjs'
+import { count, readStep, robots, seconds } from './adapter-env.mjs'
 
 const { urls, headers, options, stateDir } = readStep()
 // before Crawlee is loaded: its configuration reads the environment once
@@ -18,6 +18,7 @@ log.setLevel(log.LEVELS.INFO)
 const attempts = count(options, 'max-attempts')
 const timeout = seconds(options, 'response-timeout')
 const redirects = count(options, 'max-redirects')
+const agent = headers.find(([name]) => name.toLowerCase() === 'user-agent')?.[1]
 const crawlerOptions = {
   requestHandler: async ({ request, response, body }) => {
     log.info(`${response.statusCode} ${request.url} (${body.length} bytes)`)
@@ -35,7 +36,10 @@ const crawlerOptions = {
   // maxRequestsPerCrawl counts requests handled, not retries
   ...(count(options, 'max-requests') === undefined ? {} : { maxRequestsPerCrawl: count(options, 'max-requests') }),
   // sameDomainDelaySecs: the least time between two requests to one host name
-  ...(seconds(options, 'politeness-delay') === undefined ? {} : { sameDomainDelaySecs: seconds(options, 'politeness-delay') })
+  ...(seconds(options, 'politeness-delay') === undefined ? {} : { sameDomainDelaySecs: seconds(options, 'politeness-delay') }),
+  // respectRobotsTxtFile: each origin's /robots.txt is read (once per run) and a URL it
+  // disallows is skipped; the group is chosen by the User-Agent the step sends, if any
+  ...(robots(options) === undefined ? {} : { respectRobotsTxtFile: robots(options) === 'obey' ? (agent === undefined ? true : { userAgent: agent }) : false })
 }
 const crawler = new HttpCrawler(crawlerOptions)
 const context = Object.fromEntries(headers)

@@ -5,7 +5,7 @@
 // revalidates each cached response with the validators its cache kept.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { bytes, crawlerDir, count, readStep, runCrawler, seconds } from './adapter-env.mjs'
+import { bytes, crawlerDir, count, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
 
 const { urls, headers, options, stateDir } = readStep()
 const dir = crawlerDir(stateDir, 'httrack')
@@ -38,6 +38,8 @@ num('-M', bytes(options, 'max-bytes'))
 const body = bytes(options, 'max-body-bytes')
 // -mN,N2: the longest non-HTML and HTML file
 if (body !== undefined) args.push(`-m${body},${body}`)
+// -s2 (httrack's default): always keep to robots.txt and robots meta tags; -s0: never
+if (robots(options) !== undefined) args.push(robots(options) === 'obey' ? '-s2' : '-s0')
 // scope: only the listed origins may be fetched (filters: everything out, then each origin in)
 const scope = options.scope
 if (Array.isArray(scope)) {

@@ -108,6 +108,12 @@ def settings_for(options, state):
     if "max-requests" in options:
         # counts responses received; requests already sent are not recalled
         s["CLOSESPIDER_PAGECOUNT"] = whole(options["max-requests"], "max-requests")
+    if "robots" in options:
+        # RobotsTxtMiddleware reads each origin's /robots.txt before its first request and drops
+        # a request it disallows, matching the group by the request's User-Agent
+        if options["robots"] not in ("obey", "ignore"):
+            refuse(f"robots is obey or ignore, not {options['robots']!r}")
+        s["ROBOTSTXT_OBEY"] = options["robots"] == "obey"
     if "max-body-bytes" in options:
         s["DOWNLOAD_MAXSIZE"] = size(options["max-body-bytes"], "max-body-bytes")
         s["DOWNLOAD_WARNSIZE"] = 0

@@ -3,7 +3,7 @@
 // kept under {state}/wget/ with -N (timestamping), so the
 // next step sends If-Modified-Since with the date wget set the file to (the
 // response's Last-Modified); wget keeps no ETag.
-import { bytes, crawlerDir, count, readStep, runCrawler, seconds } from './adapter-env.mjs'
+import { bytes, crawlerDir, count, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
 
 const { urls, headers, options, stateDir } = readStep()
 const args = [
@@ -29,6 +29,8 @@ num('--read-timeout', idle !== undefined && response !== undefined ? Math.min(id
 num('--wait', seconds(options, 'politeness-delay'))
 // --quota is checked between files, never inside one
 num('--quota', bytes(options, 'max-bytes'))
+// robots=on (wget's default) keeps to each origin's robots.txt while wget recurses
+if (robots(options) !== undefined) args.push('-e', `robots=${robots(options) === 'obey' ? 'on' : 'off'}`)
 args.push('--', ...urls)
 
 // wget has no run deadline: a step with max-duration ends wget when it is reached.

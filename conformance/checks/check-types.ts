@@ -16,6 +16,13 @@ export interface StepRun {
   n: number
   type: Step['type']
   durationMs: number
+  /**
+   * From the step's first request the server saw (the crawler's own, such as
+   * robots.txt, included) to the crawler's exit, in ms; null when no request
+   * reached the server. What a `duration` check measures, so the crawler's
+   * start-up (loading a runtime, say) is not counted against a timeout.
+   */
+  crawlMs?: number | null
   /** The crawler's fetch report for a crawl step, when it wrote one. */
   report: FetchReport | null
   /** Why a report that was written could not be used. */

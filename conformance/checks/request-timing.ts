@@ -46,7 +46,11 @@ export function elapsedBetween (prev: Seen, next: Seen, from: 'arrived' | 'compl
 /**
  * `retry_after`: after a response with a usable Retry-After, the next request
  * to the same origin (or path) arrives no earlier than the time the server named.
- * Site time moved between steps counts as time passed.
+ * Site time moved between steps counts as time passed. A `reset` step ends what
+ * the server asked: the server forgets its clients and the harness moves on to
+ * the next step at once, so a request after it is a new visit, not a retry, and
+ * is not measured against a wait named before it: like a Retry-After no
+ * request followed (the crawler gave up, or the run ended), it was not broken.
  */
 export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: GradeContext): CheckResult {
   const scope = spec.scope ?? 'origin'
@@ -60,7 +64,7 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
     usable++
     const index = ctx.seen.indexOf(s)
     const next = ctx.seen.slice(index + 1).find(n => n.origin === s.origin && (scope === 'origin' || n.path === s.path))
-    if (next === undefined) { honoured++; continue }
+    if (next === undefined || resetBetween(s.step, next.step, ctx.steps)) { honoured++; continue }
     const gap = elapsedBetween(s, next)
     if (gap + CLOCK_SLACK_MS < wait.ms) {
       return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`)
@@ -69,6 +73,11 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
   }
   if (usable === 0) return untested(`no ${describeSelector(spec, 'response')} carried a usable Retry-After (neither delay-seconds nor an HTTP-date), so there was no wait to measure`)
   return pass(`${plural(honoured, 'Retry-After')} honoured: no later request to the same ${scope} before the time the server named`)
+}
+
+/** Whether a `reset` step lies between two crawl steps (the server forgot its clients in between). */
+export function resetBetween (from: number, to: number, steps: GradeContext['steps']): boolean {
+  return steps.some(st => st.type === 'reset' && st.n > from && st.n < to)
 }
 
 /**
@@ -153,16 +162,24 @@ export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx
   return pass(`at most ${highest} ${what(highest)} in flight at once${where}`)
 }
 
-/** `duration`: how long the crawler took over a step, as the harness measured it. */
+/**
+ * `duration`: how long the crawler took over a step, from the first request the
+ * server saw in it to the crawler's exit, so the time a crawler takes to start
+ * (a runtime loading its modules before it asks for anything) is not counted
+ * against a timeout or a budget. A step in which no request reached the server
+ * is measured whole.
+ */
 export function checkDuration (spec: DurationAssertion['duration'], ctx: GradeContext): CheckResult {
   const run = ctx.runs.find(r => r.n === spec.step)
   if (run === undefined) return fail(`step ${spec.step} did not run`)
-  const took = run.durationMs
+  const fromFirst = run.crawlMs !== undefined && run.crawlMs !== null
+  const took = fromFirst ? run.crawlMs as number : run.durationMs
+  const what = fromFirst ? `step ${spec.step} took ${formatMs(took)} from its first request to the crawler's exit` : `step ${spec.step} took ${formatMs(took)}${run.crawlMs === null ? ' (no request reached the server)' : ''}`
   if (spec.at_most !== undefined && took > parseDuration(spec.at_most)) {
-    return fail(`step ${spec.step} took ${formatMs(took)}; expected at most ${spec.at_most}`)
+    return fail(`${what}; expected at most ${spec.at_most}`)
   }
   if (spec.at_least !== undefined && took < parseDuration(spec.at_least)) {
-    return fail(`step ${spec.step} took ${formatMs(took)}; expected at least ${spec.at_least}`)
+    return fail(`${what}; expected at least ${spec.at_least}`)
   }
-  return pass(`step ${spec.step} took ${formatMs(took)}`)
+  return pass(what)
 }

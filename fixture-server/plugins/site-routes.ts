@@ -102,6 +102,10 @@ export async function siteRoutesPlugin (app: FastifyInstance, opts: { ctx: Origi
       }
       if (route.sequence !== undefined) {
         const step = sequenceStep(route.sequence, state.count(`sequence ${key}`))
+        // RFC 9110 §15.4.5: a 304 "indicates that a conditional GET or HEAD request has been received";
+        // a request with no precondition gets what the route would otherwise send
+        const conditional = request.headers['if-none-match'] !== undefined || request.headers['if-modified-since'] !== undefined
+        if (step.status === 304 && !conditional) return respond(request, reply, route.status ?? 200)
         if (step.status < 200 || step.status >= 300) {
           const retryAfter = retryAfterHeader(step.retryAfter, originNow(ctx))
           if (retryAfter !== null) reply.header('retry-after', retryAfter)

@@ -175,6 +175,17 @@ t.test('retry_after reckons an HTTP-date from the response, so site time moved f
   t.match(checkRetryAfter({ path: '/status/503' }, early).message, /with Retry-After: \w{3}, .* GMT; the server asked for (10 min|59\d(\.\d)? s|600 s)/)
 })
 
+t.test('retry_after does not measure a wait across a reset step: the request after it is a new visit, not a retry', async t => {
+  const u = `${site.url}/status/503?retry-after=1`
+  const ctx = await journal(site, [async () => { await get(u) }, async () => {}, async () => { await get(u) }])
+  const early = checkRetryAfter({ path: '/status/503' }, ctx)
+  t.equal(early.status, 'fail', 'with no reset between them, the second request came inside the second the server asked for')
+  const steps = [{ n: 1, type: 'crawl' }, { n: 2, type: 'reset' }, { n: 3, type: 'crawl' }] as unknown as GradeContext['steps']
+  const r = checkRetryAfter({ path: '/status/503' }, { ...ctx, steps })
+  t.equal(r.status, 'pass', 'the reset ended the first wait; nothing came early within either visit')
+  t.equal(r.message, '2 Retry-Afters honoured: no later request to the same origin before the time the server named')
+})
+
 t.test('retry_after is untested when the server never sent a Retry-After: there was no wait to honour', async t => {
   const ctx = await journal(site, [async () => { await get(`${site.url}/validators/strong`) }])
   const r = checkRetryAfter({ path: '/validators/strong' }, ctx)
@@ -222,5 +233,19 @@ t.test('duration reads how long the harness measured a step', async t => {
   const ctx: GradeContext = { seen: [], steps: [], origins: [], writesReports: false, runs: [{ n: 1, type: 'crawl', durationMs: 2500, report: null, reportError: null, error: null, exitCode: 0, timedOut: false, output: '' }] }
   t.equal(checkDuration({ step: 1, at_most: '3s' }, ctx).status, 'pass')
   t.equal(checkDuration({ step: 1, at_most: '2s' }, ctx).message, 'step 1 took 2.5 s; expected at most 2s')
+  const fromFirst: GradeContext = { ...ctx, runs: [{ ...ctx.runs[0], crawlMs: 400 }] }
+  t.equal(checkDuration({ step: 1, at_most: '1s' }, fromFirst).message, 'step 1 took 400 ms from its first request to the crawler\'s exit', 'from the first request the server saw, not from the crawler\'s start')
   t.equal(checkDuration({ step: 1, at_least: '3s' }, ctx).status, 'fail')
+})
+
+t.test('a scripted 304 answers only a conditional request: a GET without a precondition gets the page', async t => {
+  const scripted = await startSite({ routes: [{ path: '/article', etag: 'hash', sequence: [{ status: 200 }, { status: 304, headers: { etag: '"not-the-stored-one"' } }, { status: 304 }] }] }, 'scripted-304')
+  t.teardown(async () => { await scripted.close() })
+  const u = `${scripted.url}/article`
+  const first = await get(u)
+  t.equal(first.status, 200)
+  const unconditional = await get(u)
+  t.equal(unconditional.status, 200, 'RFC 9110 §15.4.5: a 304 is the answer to a conditional GET or HEAD')
+  const conditional = await get(u, { 'if-none-match': first.headers.get('etag') ?? '' })
+  t.equal(conditional.status, 304)
 })

@@ -323,8 +323,56 @@ steps:
   - crawl: { urls: [/validators/strong] }
 assertions:
   - { id: once, level: must, needs: [], reason: "WebKrab rule: one request.", requests: { path: /validators/strong, count: 1 } }
-`, commandAdapter({ command: `echo ${packageRoot}/x; curl --silent --output /dev/null {url}` }), 'validators')
+`, commandAdapter({ command: `echo ${packageRoot}/x; echo "(${packageRoot.slice(0, -2)}...[truncated]"; curl --silent --output /dev/null {url}` }), 'validators')
   const recorded = JSON.stringify(r.steps)
   t.notMatch(recorded, `${packageRoot}/`, 'the package folder is made relative')
-  t.match(recorded, /"stdout":"x\\n"/)
+  t.notMatch(recorded, packageRoot.slice(0, -2), 'a path to it that a tool cut short is dropped too')
+  t.match(recorded, /"stdout":"x\\n\(\.\.\.\[truncated\]\\n"/)
+})
+
+t.test('a duration check measures from the step\'s first request to the crawler\'s exit, so a crawler\'s start-up is not counted against a timeout', async t => {
+  // two seconds of start-up (a runtime loading its modules), then a request the crawler abandons after 0.3 s
+  const crawler = script('sleep 2; curl --silent --output /dev/null --max-time 0.3 "$1"; exit 0')
+  const r = await run(`id: timeouts-start-up
+name: A slow start is not a slow timeout.
+kind: required
+refs: ["WebKrab rule timeout-frees-slot"]
+steps:
+  - crawl: { urls: ["/slow/headers?ms=4000"] }
+assertions:
+  - { id: on-time, level: must, needs: [], reason: "WebKrab rule timeout-frees-slot: the response timeout is enforced.", duration: { step: 1, at_most: 1500ms } }
+`, commandAdapter({ command: `sh ${crawler} {url}` }), 'timeouts')
+  const a = r.assertions.find(x => x.id === 'on-time')
+  t.equal(a?.status, 'pass', a?.message ?? '')
+  t.match(a?.message ?? '', /^step 1 took \d+ ms from its first request to the crawler's exit$/)
+  t.ok(r.steps[0].durationMs >= 2000, `the step itself took ${r.steps[0].durationMs} ms, start-up included`)
+})
+
+t.test('a scenario that times requests runs with no other scenario beside it, so its requests are stamped on a quiet event loop', async t => {
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-alone-'))
+  const log = join(dir, 'runs.log')
+  // each run logs when it starts and ends (ms), then takes 600 ms over its one request
+  const crawler = script(`id=$(basename "$2"); echo "start $id $(date +%s%3N)" >> ${log}; curl --silent --output /dev/null "$1"; sleep 0.6; echo "end $id $(date +%s%3N)" >> ${log}`)
+  const scenario = async (id: string, timed: boolean): Promise<Awaited<ReturnType<typeof parseScenario>>> => await parseScenario(`id: ${id}
+name: One request.
+kind: required
+refs: ["RFC 9110 §9.3.1"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: asked, level: must, needs: [], reason: "RFC 9110 §9.3.1: the URL is asked.", requests: { path: /validators/strong, count: 1 } }
+${timed ? '  - { id: quick, level: should, needs: [], reason: "WebKrab rule: the step is quick.", duration: { step: 1, at_most: 5s } }\n' : ''}`, join(dir, 'rate-limits', `${id}.yaml`))
+  const all = [await scenario('rate-limits-untimed-a', false), await scenario('rate-limits-timed', true), await scenario('rate-limits-untimed-b', false), await scenario('rate-limits-untimed-c', false)]
+  await runSuite(all, commandAdapter({ command: `sh ${crawler} {url} {state}` }), { jobs: 4, stateDir: join(dir, 'state') })
+  const lines = readFileSync(log, 'utf8').trim().split('\n').map(l => l.split(' '))
+  t.equal(lines.length, 8, 'every scenario ran')
+  const spans = new Map<string, { start: number, end: number }>()
+  for (const [what, id, ms] of lines) spans.set(id, { ...(spans.get(id) ?? { start: 0, end: 0 }), [what]: Number(ms) })
+  const timedId = [...spans.keys()].find(k => k.includes('timed') && !k.includes('untimed'))
+  t.ok(timedId !== undefined, `the timed scenario's run is in the log: ${[...spans.keys()].join(', ')}`)
+  const timedSpan = spans.get(timedId as string) as { start: number, end: number }
+  for (const [id, s] of spans) {
+    if (id === timedId) continue
+    t.ok(s.end <= timedSpan.start || s.start >= timedSpan.end, `${id} (${s.start}..${s.end}) did not overlap the timed scenario (${timedSpan.start}..${timedSpan.end})`)
+  }
 })
