@@ -8,16 +8,16 @@ import { MAX_ADMIN_BODY_BYTES } from './limits.js'
 import { attachJournal } from './journal-recorder.js'
 import { adminPlugin } from './plugins/admin.js'
 import { authPlugin } from './plugins/auth.js'
-import { bodiesPlugin } from './plugins/bodies.js'
+import { compressionPlugin } from './plugins/compression.js'
 import { cachingPlugin } from './plugins/caching.js'
-import { changingPlugin } from './plugins/changing.js'
-import { faultsPlugin } from './plugins/faults.js'
+import { changeDetectionPlugin } from './plugins/change-detection.js'
+import { timeoutsPlugin } from './plugins/timeouts.js'
 import { hostilePlugin } from './plugins/hostile.js'
 import { indexPlugin } from './plugins/index-page.js'
 import { redirectsPlugin } from './plugins/redirects.js'
 import { robotsPlugin } from './plugins/robots.js'
 import { siteRoutesPlugin } from './plugins/site-routes.js'
-import { statusPlugin } from './plugins/status.js'
+import { retryAfterPlugin } from './plugins/retry-after.js'
 import { validatorsPlugin } from './plugins/validators.js'
 import { varyPlugin } from './plugins/vary.js'
 import { badParam, isBadParam } from './query-params.js'
@@ -140,7 +140,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     // a site that declares / serves its own home page instead of the index
     if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: listed })
     if (origin.catalogue === true) {
-      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, statusPlugin, authPlugin, faultsPlugin, bodiesPlugin, redirectsPlugin, changingPlugin, hostilePlugin]) {
+      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, retryAfterPlugin, authPlugin, timeoutsPlugin, compressionPlugin, redirectsPlugin, changeDetectionPlugin, hostilePlugin]) {
         void app.register(plugin, { ctx })
       }
     }

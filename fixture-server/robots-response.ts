@@ -90,7 +90,7 @@ function sendCut (request: FastifyRequest, reply: FastifyReply, bytes: Buffer, c
   res.writeHead(200)
   const after = how === 'reset' ? () => { socket.resetAndDestroy() } : () => {}
   if (request.method === 'HEAD') {
-    // see faults.ts: a HEAD's head is flushed, and the reset follows the socket's write of nothing
+    // see plugins/timeouts.ts: a HEAD's head is flushed, and the reset follows the socket's write of nothing
     res.flushHeaders()
     socket.write(Buffer.alloc(0), after)
   } else {

@@ -1,7 +1,7 @@
 import type { StoppedBy } from '../../reports/report-types.js'
 import type { FetchResult } from '../fetch/fetch.js'
 import type { BudgetName, RunBudget } from '../policy/budgets.js'
-import type { ChangeMode } from '../policy/change.js'
+import type { ChangeMode } from '../policy/change-detection.js'
 import type { OriginDeferral } from '../policy/retry.js'
 import type { TimeoutTally } from '../policy/timeouts.js'
 import type { Random } from '../policy/backoff.js'

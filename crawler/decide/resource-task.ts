@@ -1,8 +1,8 @@
 import type { Attempt, Decision, Outcome, RequestKind, ResourceReport, Validator } from '../../reports/report-types.js'
-import type { Storability } from '../policy/cache.js'
-import type { ChangeKind } from '../policy/change.js'
+import type { Storability } from '../policy/caching.js'
+import type { ChangeKind } from '../policy/change-detection.js'
 import type { VisitDecision } from '../policy/visit.js'
-import { isWeakEtag, type ValidatorJudgement } from '../policy/validator-quality.js'
+import { isWeakEtag, type ValidatorJudgement } from '../policy/validators.js'
 import type { StoredRecord } from '../store/stored-record.js'
 
 /**

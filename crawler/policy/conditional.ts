@@ -1,4 +1,4 @@
-import { judgeLastModified } from './validator-quality.js'
+import { judgeLastModified } from './validators.js'
 
 /**
  * Which conditional header to send (RFC 9110 section 13.1,

@@ -1,5 +1,5 @@
 import type { Decision } from '../../reports/report-types.js'
-import { judgeFreshness, type Freshness } from './cache.js'
+import { judgeFreshness, type Freshness } from './caching.js'
 import { planConditional } from './conditional.js'
 import type { VaryNames } from './vary.js'
 

@@ -50,7 +50,7 @@ export const migrations: readonly Migration[] = [
           retained TEXT NOT NULL,
           -- 1 when the last response said Cache-Control: no-store (nothing of it is kept)
           no_store INTEGER NOT NULL DEFAULT 0,
-          -- validator quality and its evidence (crawler/policy/validator-quality.ts)
+          -- validator quality and its evidence (crawler/policy/validators.ts)
           quality TEXT NOT NULL,
           quality_evidence TEXT NOT NULL,
           quality_note TEXT,

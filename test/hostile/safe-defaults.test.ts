@@ -11,7 +11,7 @@ import { parseYamlSource } from '../../conformance/yaml-source.js'
 import { parseAdapterFile } from '../../conformance/adapters/load-adapter.js'
 import { crawl } from '../../crawler/index.js'
 import { parseImportance } from '../../crawler/run/importance-file.js'
-import { decideRedirect } from '../../crawler/policy/redirect.js'
+import { decideRedirect } from '../../crawler/policy/redirects.js'
 import { parseSiteYaml, startFixtureSite } from '../../fixture-server/index.js'
 
 // Safe defaults, each checked so that a regression fails here: the fixture site listens

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { createHash } from 'node:crypto'
-import { ContentDigester, digestOf, judgeChange } from '../../../crawler/policy/change.js'
+import { ContentDigester, digestOf, judgeChange } from '../../../crawler/policy/change-detection.js'
 
 const HTML = 'text/html; charset=utf-8'
 const page = '<!doctype html>\n<html><body><h1>Title</h1>\n<p>revision 1</p>\n<p>some words here</p>\n</body></html>\n'

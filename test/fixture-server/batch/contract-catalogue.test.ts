@@ -3,7 +3,7 @@ import { buildFixtureSite } from '../../../fixture-server/index.js'
 
 // The built-in catalogue as CONTRACT.md lists it, one request per path (the faults that only
 // end when the client gives up, /stall, /reset and /hang, are tested over real sockets in
-// faults.test.ts). Each row: the URL asked, the path as the index shows it, the status it
+// timeouts.test.ts). Each row: the URL asked, the path as the index shows it, the status it
 // exists to answer with.
 const PATHS: ReadonlyArray<{ url: string, path: string, status: number }> = [
   { url: '/', path: '/', status: 200 },

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { judgeNotModified, mergeNotModifiedHeaders } from '../../../crawler/policy/not-modified.js'
+import { judgeNotModified, mergeNotModifiedHeaders } from '../../../crawler/policy/304-update.js'
 
 const NOW = Date.parse('2026-01-01T00:00:00Z')
 

@@ -10,7 +10,7 @@ import type { OriginContext } from '../site-state.js'
 const MAX_BYTES = 1e12
 
 /** /bytes/N and /gzip-bomb: big bodies and compression bombs, streamed in constant memory. */
-export async function bodiesPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+export async function compressionPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
   const { state } = ctx
   const block = (): Buffer => state.memo('bytes block', () => seededBytes(state.seed, 'bytes', BLOCK_SIZE))

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { judgeValidators, judgeLastModified, type ValidatorObservation } from '../../../crawler/policy/validator-quality.js'
+import { judgeValidators, judgeLastModified, type ValidatorObservation } from '../../../crawler/policy/validators.js'
 
 const DATE = 'Thu, 01 Jan 2026 12:00:00 GMT'
 const NOW = Date.parse('2026-01-01T12:00:00Z')

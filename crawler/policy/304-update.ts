@@ -1,6 +1,6 @@
 import { parseHttpDate } from '../../common/http-date.js'
 import { parseVary, formatVary } from './vary.js'
-import { judgeLastModified } from './validator-quality.js'
+import { judgeLastModified } from './validators.js'
 
 /**
  * A 304 is a full response for metadata (RFC 9111 section 4.3.4): when it
@@ -20,7 +20,7 @@ export interface StoredValidators {
   vary: string | null
   /** The stored response's Date header, as sent: it tells whether its Last-Modified is strong. */
   date: string | null
-  /** The stored ETag was judged churning (policy/validator-quality.ts): an ETag from this server identifies nothing. */
+  /** The stored ETag was judged churning (policy/validators.ts): an ETag from this server identifies nothing. */
   etagChurning?: boolean
 }
 

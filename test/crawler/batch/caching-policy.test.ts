@@ -1,5 +1,5 @@
 import t from 'tap'
-import { judgeFreshness, judgeStorability } from '../../../crawler/policy/cache.js'
+import { judgeFreshness, judgeStorability } from '../../../crawler/policy/caching.js'
 
 // A response from the year 2000: if the wrapper let http-cache-semantics read the
 // local clock, every answer below would be "stale by 26 years".

@@ -19,7 +19,7 @@ function sendStatus (ctx: OriginContext, reply: FastifyReply, status: number, re
 }
 
 /** /status/* and /flaky: error statuses, with Retry-After as delay-seconds or HTTP-date. */
-export async function statusPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+export async function retryAfterPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
 
   // /status/N?retry-after=N|date:+N|none; 429 and 503 carry `Retry-After: 1` unless told

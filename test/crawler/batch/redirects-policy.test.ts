@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { decideRedirect, type RedirectInput } from '../../../crawler/policy/redirect.js'
+import { decideRedirect, type RedirectInput } from '../../../crawler/policy/redirects.js'
 
 const A = 'http://127.0.0.1:8001'
 const B = 'http://127.0.0.1:8002'

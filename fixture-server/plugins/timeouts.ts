@@ -73,7 +73,7 @@ function socketOf (request: FastifyRequest): Socket {
  * Content-Length, broken chunked framing, and a request never answered. Each is what a
  * crawler's timeouts and byte accounting must survive.
  */
-export async function faultsPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+export async function timeoutsPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
   const slowHeadersPage = pageSource(ctx, '/slow/headers')
   const { state } = ctx

@@ -10,7 +10,7 @@ import { periodicVersion } from '../change-schedule.js'
  * /changing?every=DURATION: the body changes every DURATION of site time; the ETag is a
  * content hash and Last-Modified is when the current version began.
  */
-export async function changingPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
+export async function changeDetectionPlugin (app: FastifyInstance, opts: { ctx: OriginContext }): Promise<void> {
   const { ctx } = opts
   const { state } = ctx
   getRoute(app, '/changing', (request, reply) => {
