@@ -8,16 +8,17 @@ import { MAX_ADMIN_BODY_BYTES } from './limits.js'
 import { attachJournal } from './journal-recorder.js'
 import { adminPlugin } from './plugins/admin.js'
 import { authPlugin } from './plugins/auth.js'
-import { compressionPlugin } from './plugins/compression.js'
+import { budgetsPlugin } from './plugins/budgets.js'
 import { cachingPlugin } from './plugins/caching.js'
 import { changeDetectionPlugin } from './plugins/change-detection.js'
-import { timeoutsPlugin } from './plugins/timeouts.js'
+import { compressionPlugin } from './plugins/compression.js'
 import { hostilePlugin } from './plugins/hostile.js'
 import { indexPlugin } from './plugins/index-page.js'
 import { redirectsPlugin } from './plugins/redirects.js'
+import { retryAfterPlugin } from './plugins/retry-after.js'
 import { robotsPlugin } from './plugins/robots.js'
 import { siteRoutesPlugin } from './plugins/site-routes.js'
-import { retryAfterPlugin } from './plugins/retry-after.js'
+import { timeoutsPlugin } from './plugins/timeouts.js'
 import { validatorsPlugin } from './plugins/validators.js'
 import { varyPlugin } from './plugins/vary.js'
 import { badParam, isBadParam } from './query-params.js'
@@ -140,7 +141,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     // a site that declares / serves its own home page instead of the index
     if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: listed })
     if (origin.catalogue === true) {
-      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, retryAfterPlugin, authPlugin, timeoutsPlugin, compressionPlugin, redirectsPlugin, changeDetectionPlugin, hostilePlugin]) {
+      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, retryAfterPlugin, authPlugin, timeoutsPlugin, budgetsPlugin, compressionPlugin, redirectsPlugin, changeDetectionPlugin, hostilePlugin]) {
         void app.register(plugin, { ctx })
       }
     }

@@ -51,3 +51,6 @@ export const MIN_TOKEN_LENGTH = 16
 
 /** An admin POST body: 64 KiB of JSON is far more than any admin call needs. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024
+
+/** A streamed body (/bytes/N, /gzip-bomb?bytes): up to 1 TB; it streams in constant memory, so only time bounds it. */
+export const MAX_STREAMED_BYTES = 1e12
