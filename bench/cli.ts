@@ -48,7 +48,7 @@ export function registerBench (program: Command): void {
     .description('Run a benchmark beside its baseline in the same run, and print its figures (JSON with --json).')
 
   const scheduler = bench.command('scheduler')
-    .description('S1: revisit scheduling simulated on the crawler\'s own estimator and planner, beside uniform and the oracle (BENCHMARKS.md)')
+    .description('S1: revisit scheduling simulated on the crawler\'s own estimator and planner, beside uniform and the oracle')
   declare(scheduler, schedulerBenchOptions)
     .action(async (opts: Record<string, unknown>) => {
       const { runSchedulerBench, formatSchedulerTable } = await import('./scheduler.js')

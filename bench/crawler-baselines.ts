@@ -8,7 +8,7 @@ import { tuneForWrites } from '../crawler/store/store-open.js'
  * The two loops `webkrab bench crawler` measures the reference crawler against,
  * over the same URLs with the same concurrency (bench/crawler.ts):
  *
- * - the bare loop: undici reading every body and nothing else (the issue's baseline);
+ * - the bare loop: undici reading every body and nothing else (what the wire and undici cost alone);
  * - the store floor: the bare loop plus the least a crawler that keeps what the
  *   reference crawler keeps must do for each page on the event loop: a streaming
  *   SHA-256 of the body, and one SQLite row (URL, status, headers, digest) with,

@@ -13,7 +13,7 @@ import { crawlerHeadline } from './headline.js'
 /**
  * `webkrab bench crawler`: the reference crawler fetching N fixture URLs beside a
  * bare undici loop over the same URLs with the same concurrency, in the same run
- * (BENCHMARKS.md). The crawler pays for everything it does per page (decisions,
+ * (README, The reference crawler: Benchmark). The crawler pays for everything it does per page (decisions,
  * decoding, two digests, a SQLite transaction with the body in chunks, the
  * report's events); the bare loop only reads bodies. Rounds alternate the sides so
  * that none always runs warm; each ratio is taken within a round (the sides of one

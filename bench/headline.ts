@@ -65,7 +65,7 @@ export function bandwidthNotes (r: BandwidthBenchResult): string[] {
 
 /** `the learned planner kept pages fresh 68.7% of the time at B/N 0.1, against …`. */
 export function schedulerHeadline (r: SchedulerBenchResult): string {
-  // the spec's budget when this run has it, else the first one run
+  // S1's budget (B/N 0.1) when this run has it, else the first one run
   const run = r.runs.find(x => Math.abs(x.ratio - 0.1) < 1e-9) ?? r.runs[0]
   if (run === undefined) return 'No budget was simulated.'
   const last = (name: string): number | undefined => run.policies.find(p => p.policy === name)?.windows.at(-1)?.freshness

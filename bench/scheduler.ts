@@ -25,9 +25,9 @@ export interface SchedulerBenchResult {
   variant: SchedulerVariant
   parameters: Omit<SchedulerBenchOptions, 'json' | 'out' | 'ratios' | 'budget'> & { logRateMean: number, headerBytes: number, medianBodyBytes: number, bodySigma: number }
   runs: SchedulerRun[]
-  /** Issue 7's targets and the reference checks this run measured (empty off the spec's parameters). */
+  /** The S1 targets and the reference checks this run measured (empty off S1's own parameters). */
   targets: TargetCheck[]
-  /** BENCHMARKS.md's reference figures, for comparison. */
+  /** The S1 reference figures (analytic), for comparison. */
   reference: typeof REFERENCE_TABLE
   seconds: number
   /** Files written with --out. */
@@ -72,7 +72,7 @@ function siteParams (o: SchedulerBenchOptions, perDay: number): S1Params {
 }
 
 /**
- * `webkrab bench scheduler`: the S1 simulation of BENCHMARKS.md, run on the
+ * `webkrab bench scheduler`: the S1 simulation (README, `webkrab bench scheduler`), run on the
  * crawler's own estimator and planner (crawler/planning/), for uniform
  * round-robin, the oracle (true rates) and the learned planner, at each budget.
  * `raw` holds the flags' values (strings from the command line are parsed and

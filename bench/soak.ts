@@ -9,7 +9,7 @@ import type { SoakClientOptions, SoakClientResult } from './soak-client.js'
 import { soakHeadline } from './headline.js'
 
 /**
- * The fixture site under load (issue 8, point 3): autocannon with many connections
+ * The fixture site under load: autocannon with many connections
  * against a mix of catalogue paths, and the checks that say the site held:
  *
  * - no errors but those the paths exist to produce: every response has a status its

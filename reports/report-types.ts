@@ -1,7 +1,7 @@
 /**
  * The fetch report, `"schema": "webkrab.report/v1"`. The JSON Schema in
  * reports/schema/report.schema.json describes the same shape; names here are
- * public (see CONTRACT.md): extend freely, never rename.
+ * public (README, Reports): extend freely, never rename.
  *
  * Times are ISO 8601 strings. Where a time comes from a server's Date header it
  * is the server's time (the crawler reasons in the server's time).

@@ -1,8 +1,8 @@
 import { periodicFreshness, revisitGain } from '../../crawler/planning/rate-grid.js'
 
 /**
- * The reference figures for a given set of pages, from the rules of
- * BENCHMARKS.md rather than by simulation: uniform round-robin (every page every
+ * The reference figures for a given set of pages, computed rather than
+ * simulated: uniform round-robin (every page every
  * N/B days) and the optimal allocation with true rates (Cho and Garcia-Molina:
  * revisit frequency f_i with w_i · g(λ_i / f_i) / λ_i = μ, the same μ for all,
  * Σ f_i = B; pages with w_i / λ_i ≤ μ get none).

@@ -37,14 +37,14 @@ export interface BenchFlag {
   help: string
 }
 
-/** BENCHMARKS.md's five budgets. */
+/** The five budgets of the S1 sweep. */
 export const SWEEP_RATIOS = [0.025, 0.05, 0.1, 0.2, 0.5]
 
 /** The flags of `webkrab bench scheduler`, with defaults as strings (they are parsed like typed input). */
 export const schedulerBenchOptions: readonly BenchFlag[] = [
   { flags: '--pages <n>', name: 'pages', default: '10000', help: 'pages on the simulated site (N)' },
   { flags: '--ratio <list>', name: 'ratio', default: '0.1', help: 'budget as requests per page per day (B/N); a comma list runs a sweep' },
-  { flags: '--sweep', name: 'sweep', default: false, help: `run the five budgets of BENCHMARKS.md (${SWEEP_RATIOS.join(', ')})` },
+  { flags: '--sweep', name: 'sweep', default: false, help: `run the five S1 budgets (${SWEEP_RATIOS.join(', ')})` },
   { flags: '--budget <n>', name: 'budget', default: undefined, help: 'budget as requests per day (B), instead of --ratio' },
   { flags: '--rate-median <perDay>', name: 'rateMedian', default: '0.05', help: 'median meaningful changes per page per day: ln λ ~ Normal(ln median, sigma)' },
   { flags: '--rate-sigma <sd>', name: 'rateSigma', default: '2', help: 'standard deviation of ln λ' },

@@ -1,7 +1,7 @@
 import { type SchedulerBenchOptions } from './scheduler-options.js'
 import { type PolicyFigures } from './run-s1.js'
 
-/** BENCHMARKS.md's reference figures (S1, analytic): freshness by B/N. */
+/** The S1 reference figures (analytic): freshness by B/N. */
 export const REFERENCE_TABLE: ReadonlyArray<{ ratio: number, uniform: number, proportional: number, optimal: number }> = [
   { ratio: 0.025, uniform: 0.457, proportional: 0.074, optimal: 0.500 },
   { ratio: 0.05, uniform: 0.566, proportional: 0.149, optimal: 0.603 },
@@ -28,7 +28,7 @@ export interface RunForTargets {
   policies: readonly PolicyFigures[]
 }
 
-/** The spec's own parameters: targets and references only apply to those. */
+/** S1's own parameters: targets and references only apply to those. */
 export function isSpecSite (o: SchedulerBenchOptions): boolean {
   return o.pages === 10000 && Math.abs(o.rateMedian - 0.05) < 1e-12 && o.rateSigma === 2 && o.windows.some(([a, b]) => a === 60 && b === 180)
 }
@@ -39,7 +39,7 @@ function figure (policies: readonly PolicyFigures[], policy: string, from: numbe
 }
 
 /**
- * Issue 7's targets and the reference checks, for whichever of them the run
+ * The S1 targets and the reference checks, for whichever of them the run
  * measured: learned ≥ 0.695 at B/N = 0.1, never below uniform, weighted ≥ 0.80,
  * noisy ≥ 0.69 with bytes ≤ 0.8 of unconditional, and uniform and oracle within
  * 0.005 of the reference table.

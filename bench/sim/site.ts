@@ -2,7 +2,7 @@ import { Prng } from './prng.js'
 import { rateOf, shuffledStrata } from './stratified-rates.js'
 
 /**
- * The simulated site of S1 (BENCHMARKS.md): pages whose meaningful changes are
+ * The simulated site of S1 (README, `webkrab bench scheduler`): pages whose meaningful changes are
  * Poisson processes, honest or broken validators, optional cosmetic churn.
  * Times are in days from the start of the run.
  */

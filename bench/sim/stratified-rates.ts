@@ -2,7 +2,7 @@ import { normalQuantile } from './normal-quantile.js'
 import type { Prng } from './prng.js'
 
 /**
- * Stratified log-normal change rates (BENCHMARKS.md, S1): page i gets stratum π(i)
+ * Stratified log-normal change rates (S1): page i gets stratum π(i)
  * of N, a seeded shuffle, and its ln rate is the normal quantile of a uniform point
  * within that stratum. The shuffle is drawn here; `rateOf` draws the point, so the
  * caller interleaves its own draws (body size, weight) in the order it always had.

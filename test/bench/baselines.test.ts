@@ -4,7 +4,7 @@ import { runServerBench, type ServerBenchResult } from '../../bench/server.js'
 
 // `webkrab bench crawler` and `webkrab bench server` at the smallest sizes that
 // still run both sides: each reports WebKrab beside its bare baseline, measured
-// in the same run (BENCHMARKS.md). Speed targets are the benchmarks' business;
+// in the same run. Speed targets are the benchmarks' business;
 // here only that both sides ran the same work and the ratio is theirs.
 
 t.test('the crawler benchmark fetches the same URLs with the reference crawler, a bare undici loop and the store floor, and its ratios are the median round\'s', async t => {

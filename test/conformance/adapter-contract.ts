@@ -7,7 +7,7 @@ import { parseScenario } from '../../conformance/load-scenarios.js'
 import { runScenario } from '../../conformance/run-scenario.js'
 
 /**
- * The contract every crawler adapter keeps (DESIGN principle 11: one suite run
+ * The contract every crawler adapter keeps (one suite run
  * against every implementation, as undici runs cacheStoreTests against each
  * store). Each check is a scenario run through the adapter against a real
  * fixture site and graded from the journal, so it holds for any adapter kind.

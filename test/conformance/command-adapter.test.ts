@@ -17,13 +17,13 @@ const RECORD = fromRoot('test/conformance/crawlers/record-env.sh')
 const TWO_STEPS = `id: vary-record
 name: A crawler is handed its URLs, state, step and request context.
 kind: required
-refs: ["CONTRACT.md: command templates"]
+refs: ["README: command templates"]
 steps:
   - crawl: { urls: [/validators/strong, "/vary/accept-language?x=1&y=2"], headers: { Accept-Language: fr }, options: { max-attempts: 2, revalidate-always: true, scope: [main, offsite] } }
   - crawl: { urls: [/validators/strong] }
 assertions:
-  - { id: context, level: must, needs: [], reason: "CONTRACT.md: the request context reaches the server", header: { path: /vary/accept-language, name: Accept-Language, equals: fr } }
-  - { id: report, level: must, needs: [], reason: "CONTRACT.md: reports apply when written", report: { step: 1, path: run.stoppedBy, equals: completed } }
+  - { id: context, level: must, needs: [], reason: "README: the request context reaches the server", header: { path: /vary/accept-language, name: Accept-Language, equals: fr } }
+  - { id: report, level: must, needs: [], reason: "README: reports apply when written", report: { step: 1, path: run.stoppedBy, equals: completed } }
 `
 
 interface Run { args: string[], env: Record<string, string> }

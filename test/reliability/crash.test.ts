@@ -11,7 +11,7 @@ import { Store } from '../../crawler/store/store.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
 
 /**
- * Crash safety (issue 8, point 2): the real `webkrab crawl` process, killed with
+ * Crash safety: the real `webkrab crawl` process, killed with
  * SIGKILL twenty times at seeded random points, each time in the middle of a
  * fetch (a request has reached the site, its response not yet read), in the middle
  * of a commit (the write-ahead log is being written), or at a random moment. After

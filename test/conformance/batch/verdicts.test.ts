@@ -171,7 +171,7 @@ t.test('runSuite', async t => {
     const s = await parseScenario(`id: rate-limits-reset
 name: A reset makes the flaky path fail again.
 kind: required
-refs: ["CONTRACT.md: /_webkrab/reset"]
+refs: ["README: /_webkrab/reset"]
 steps:
   - crawl: { urls: ["/flaky?fail=1"] }
   - crawl: { urls: ["/flaky?fail=1"] }

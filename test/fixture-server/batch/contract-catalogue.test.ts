@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildFixtureSite } from '../../../fixture-server/index.js'
 
-// The built-in catalogue as CONTRACT.md lists it, one request per path (the faults that only
+// The public paths of the built-in catalogue, one request per path (the faults that only
 // end when the client gives up, /stall, /reset and /hang, are tested over real sockets in
 // timeouts.test.ts). Each row: the URL asked, the path as the index shows it, the status it
 // exists to answer with.
@@ -46,7 +46,7 @@ const SAME_ON_HEAD = ['content-type', 'etag', 'last-modified', 'cache-control', 
 const site = buildFixtureSite()
 t.teardown(() => site.close())
 
-t.test('every catalogue path of CONTRACT.md answers GET and HEAD alike, the HEAD with the GET\'s fields and no body', async t => {
+t.test('every public catalogue path answers GET and HEAD alike, the HEAD with the GET\'s fields and no body', async t => {
   for (const { url, status } of PATHS) {
     const get = await site.app.inject({ method: 'GET', url })
     const head = await site.app.inject({ method: 'HEAD', url })

@@ -31,7 +31,7 @@ t.test('the schema declares every field of report-types.ts that the typed factor
   t.same(undeclared(makeReport(), schema, ''), [])
 })
 
-t.test('the schema requires every name CONTRACT.md lists for the fetch report', async t => {
+t.test('the schema requires every public name of the fetch report', async t => {
   const contract: [string, string[]][] = [
     ['', ['run', 'requests', 'bytes', 'origins', 'resources', 'incomplete', 'deferred']],
     ['run', ['startedAt', 'endedAt', 'stoppedBy', 'budgets']],
