@@ -30,7 +30,7 @@ function siteWith (path: string): FixtureSite {
 
 t.test('README.md has the overview and one site file per behaviour family, and every one serves each route it declares', async t => {
   t.ok(blocks.length >= 9, `${blocks.length} site files`)
-  for (const heading of ['Validators', 'Caching', 'Vary', 'Status and Retry-After', 'Auth', 'Slow and faults', 'Bodies and compression', 'Redirects', 'Changing content']) {
+  for (const heading of ['Validators', 'Caching', 'Vary', 'Retry-After', 'Auth', 'Timeouts', 'Budgets and compression', 'Redirects', 'Change detection']) {
     t.match(section, `**${heading}.**`, `a worked example for ${heading}`)
   }
   for (let i = 0; i < blocks.length; i++) {
@@ -80,7 +80,7 @@ t.test('vary: gzip for Accept-Encoding: gzip, with Vary and its own ETag; identi
   t.match(gz.headers.etag, /-gzip"$/)
 })
 
-t.test('status and Retry-After: 429 twice with Retry-After: 1, a 503 with a date 30 s after Date, then the page', async t => {
+t.test('retry-after: 429 twice with Retry-After: 1, a 503 with a date 30 s after Date, then the page', async t => {
   const site = siteWith('/busy')
   // the first test of this file asked for /busy once already
   site.reset()
@@ -99,7 +99,7 @@ t.test('auth: a 401 with the declared challenge', async t => {
   t.equal(r.headers['www-authenticate'], 'Basic realm="members"')
 })
 
-t.test('slow and faults: the render cost is journalled, and the redirect leads into the catalogue\'s stall', async t => {
+t.test('timeouts: the render cost is journalled, and the redirect leads into the catalogue\'s stall', async t => {
   const site = siteWith('/report')
   await site.app.inject('/report')
   const [entry] = await site.journal.waitFor(1, { completed: true, filter: e => e.path === '/report' })
@@ -111,7 +111,7 @@ t.test('slow and faults: the render cost is journalled, and the redirect leads i
   t.equal(head.headers['content-length'], '65536', 'the catalogue serves the stall on this origin')
 })
 
-t.test('bodies and compression: exact sizes, a 10 GB body announced by its length, and every offered coding', async t => {
+t.test('budgets and compression: exact sizes, a 10 GB body announced by its length, and every offered coding', async t => {
   const site = siteWith('/feed.json')
   t.equal((await site.app.inject('/feed.json')).rawPayload.length, 4000)
   t.equal((await site.app.inject({ method: 'HEAD', url: '/dump.bin' })).headers['content-length'], '10000000000')
@@ -130,7 +130,7 @@ t.test('redirects: to a route of the same origin, and to another origin\'s URL',
   t.equal(Date.parse(old.headers.date as string) - Date.parse(cdn?.headers.date as string), 90_000, 'the cdn runs 90 s behind')
 })
 
-t.test('changing content: a listed change lands at its time; a cosmetic one keeps the weak ETag while the bytes move', async t => {
+t.test('change detection: a listed change lands at its time; a cosmetic one keeps the weak ETag while the bytes move', async t => {
   const site = siteWith('/launch')
   const a = await site.app.inject('/launch')
   site.clock.set('2026-01-03T11:59:59Z')
