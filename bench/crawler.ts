@@ -104,7 +104,7 @@ export interface CrawlerBenchResult {
   pass: boolean
 }
 
-/** The crawler against its store floor (BENCHMARKS.md): at least 0.8 of its pages per second, at most 1.5 times its CPU per page. */
+/** The crawler against its store floor: at least 0.8 of its pages per second, at most 1.5 times its CPU per page. */
 export const CRAWLER_BENCH_TARGET = 0.8
 export const CRAWLER_BENCH_CPU_TARGET = 1.5
 
