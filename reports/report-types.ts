@@ -116,7 +116,19 @@ export interface RunSummary {
   seeds: string[]
   /** Split form: how many seed URLs the run had. */
   seedCount?: number
+  /** Present when this run resumed one over the same list that died before its end. */
+  resumed?: ResumedRun
   store: string | null
+}
+
+/** The run a resumed run took over: its seeds already done were not asked again. */
+export interface ResumedRun {
+  /** When the run it resumed started. */
+  startedAt: string
+  /** Seeds that run had done, in all. */
+  doneCount: number
+  /** The same, by outcome. */
+  done: Partial<Record<Outcome, number>>
 }
 
 export interface RequestCounts {

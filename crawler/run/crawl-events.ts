@@ -1,4 +1,4 @@
-import type { Budgets, Deferral, Exchange, OriginRobots, ResourceReport, RunSummary, StoppedBy } from '../../reports/report-types.js'
+import type { Budgets, Deferral, Exchange, OriginRobots, ResourceReport, ResumedRun, RunSummary, StoppedBy } from '../../reports/report-types.js'
 
 /**
  * What a run tells the world as it goes: progress for a caller (`onEvent`), and
@@ -12,6 +12,8 @@ export type CrawlEvent =
     seeds: string[]
     /** How many seed URLs the run has, when `seeds` lists only the first ones. */
     seedCount?: number
+    /** The run this one resumed, when it resumed one. */
+    resumed?: ResumedRun
     store: string | null
     budgets: Budgets
     options: RunSummary['options']

@@ -197,6 +197,7 @@ class CrawlRun {
       at: new Date().toISOString(),
       seeds: first,
       seedCount: resumed === null ? frontier.seedCount : frontier.seedCount - resumed.doneCount,
+      ...(resumed === null ? {} : { resumed: { startedAt: resumed.startedAt, doneCount: resumed.doneCount, done: resumed.done } }),
       store: opts.store,
       budgets: opts.budgets,
       options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs }

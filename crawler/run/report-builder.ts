@@ -1,7 +1,7 @@
 import { version } from '../../common/version.js'
 import {
   INLINE_RESOURCE_LIMIT, REPORT_SCHEMA, SPLIT_LIST_LIMIT, type Budgets, type Deferral, type DeferredEntry, type Exchange, type FetchReport,
-  type IncompleteEntry, type OriginRobots, type OriginSummary, type ResourceReport, type RunSummary, type StoppedBy
+  type IncompleteEntry, type OriginRobots, type OriginSummary, type ResourceReport, type ResumedRun, type RunSummary, type StoppedBy
 } from '../../reports/report-types.js'
 import type { CrawlEvent } from './crawl-events.js'
 
@@ -48,6 +48,7 @@ export class ReportBuilder {
   private seeds: string[] = []
   private seedTotal = 0
   private store: string | null = null
+  private resumed: ResumedRun | null = null
   private budgets: Budgets | null = null
   private options: RunSummary['options'] = { change: 'semantic', retain: 'body', revalidateAlways: false, plan: false, headers: {} }
   private resourceTotal = 0
@@ -81,6 +82,7 @@ export class ReportBuilder {
         this.seedTotal = event.seedCount ?? event.seeds.length
         this.seeds = event.seeds.slice(0, Math.max(this.inlineLimit, SPLIT_LIST_LIMIT))
         this.store = event.store
+        this.resumed = event.resumed ?? null
         this.budgets = event.budgets
         this.options = event.options
         if (this.seedTotal > this.inlineLimit) this.cutToSplit()
@@ -284,6 +286,7 @@ export class ReportBuilder {
         options: this.options,
         seeds: cut(this.seeds),
         ...(split ? { seedCount: this.seedTotal } : {}),
+        ...(this.resumed === null ? {} : { resumed: this.resumed }),
         store: this.store
       },
       requests: {

@@ -69,7 +69,9 @@ if (!existsSync(CHROMIUM)) {
     const cell = `tr.scenario-row[data-id="${id}"] td[data-column="1"] a`
     t.notOk(await page.isVisible(cell), 'a concern\'s scenarios are folded until it is opened')
     await page.click('details[data-concern="validators"] summary')
-    t.ok(await page.isVisible(cell), 'opening the concern shows its scenarios')
+    // the toggle re-lays the page: wait for the row rather than race the layout
+    const shown = await page.waitForSelector(cell, { state: 'visible', timeout: 10_000 }).then(() => true, () => false)
+    t.ok(shown, 'opening the concern shows its scenarios')
     await page.click(cell)
     const evidence = `#ev-1-${id}`
     t.equal(new URL(page.url()).hash, `#ev-1-${id}`)

@@ -48,6 +48,7 @@ t.test('a run that died midway is resumed only over the same list and options; -
   since = site.journal.nextSeq
   const other = await crawl({ ...base, change: 'strict' })
   t.notMatch(other.run.stopReason, /resumed/, 'other options: not resumed')
+  t.equal(other.run.resumed, undefined, 'and the report has no run.resumed')
   t.equal(asked(since).length, PAGES, 'other options: every URL asked, the listed-twice ones once')
 
   since = site.journal.nextSeq
@@ -70,6 +71,7 @@ t.test('a run that died midway is resumed only over the same list and options; -
   since = site.journal.nextSeq
   const resumed = await crawl(base)
   t.match(resumed.run.stopReason, new RegExp(`resumed the run started \\S+, which had ${done2} of the seed URLs done`), 'the same list and options: resumed')
+  t.equal(resumed.run.resumed?.doneCount, done2, 'run.resumed says how many seeds the earlier run had done')
   t.equal(asked(since).length, PAGES - done2, 'only the URLs the dead run had not committed are asked')
   t.equal(resumed.resources.length, PAGES - done2, 'and the report lists those')
 })

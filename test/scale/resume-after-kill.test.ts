@@ -68,6 +68,7 @@ t.test('a crawl killed midway and run again asks only what the killed run had no
   const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as FetchReport & { run: { seedCount?: number } }
   t.equal(report.run.stoppedBy, 'completed')
   t.match(report.run.stopReason, new RegExp(`resumed the run started \\S+, which had ${committed.size} of the seed URLs done \\(${committed.size} new\\): those were not asked again`), 'the report says what was resumed')
+  t.same(report.run.resumed === undefined ? null : { doneCount: report.run.resumed.doneCount, done: report.run.resumed.done }, { doneCount: committed.size, done: { new: committed.size } }, 'run.resumed states the same, as data')
   t.equal(report.run.seedCount ?? report.run.seeds.length, PAGES - committed.size, 'the report covers the seeds this run asked')
   t.equal(report.requests.total, asked.length, 'its request count is the rerun\'s')
   const after = new Database(store, { readonly: true })

@@ -14,10 +14,15 @@ import type { FetchReport } from '../../reports/report-types.js'
  */
 
 const PAGES = 50_000
-/** Peak resident set of the crawling process, at most (MiB). */
-const RSS_BOUND_MB = 250
+/**
+ * Peak resident set of the crawling process, at most (MiB): under half of the 792 MiB
+ * that holding every URL took. Alone it peaks near 180 MiB; beside a busy test suite
+ * the collector runs later and the peak reaches about 255 MiB, so the bound leaves room
+ * for that while still failing a run whose memory grows with its URLs.
+ */
+const RSS_BOUND_MB = 360
 
-t.test('a crawl of 50,000 URLs from --urls-file peaks under 250 MiB of RSS, asks each URL once however often it is listed, and reports every seed', async t => {
+t.test('a crawl of 50,000 URLs from --urls-file peaks under 360 MiB of RSS (less than half of a run that holds every URL), asks each URL once however often it is listed, and reports every seed', async t => {
   const site = await startFixtureSite(null, { journalSize: PAGES + 1_000 })
   t.teardown(async () => { await site.close() })
   const dir = t.testdir()
