@@ -111,11 +111,7 @@ export async function timeoutsPlugin (app: FastifyInstance, opts: { ctx: OriginC
     const query = queryOf(request)
     const after = sizeParam(query, 'after', { default: 1024, max: BLOCK_SIZE })
     const bytes = sizeParam(query, 'bytes', { default: after * 2 + 1, max: MAX_FAULT_BYTES })
-    hijack(reply)
-    const res = reply.raw
-    res.setHeader('content-type', 'application/octet-stream')
-    res.setHeader('content-length', String(Math.max(bytes, after + 1)))
-    res.writeHead(200)
+    const res = rawOctetHead(reply, Math.max(bytes, after + 1))
     const reset = (): void => { socketOf(request).resetAndDestroy() }
     if (request.method === 'HEAD') {
       // a HEAD has no body to cut short: its head goes out, then the reset. Node ignores
@@ -136,11 +132,7 @@ export async function timeoutsPlugin (app: FastifyInstance, opts: { ctx: OriginC
     const query = queryOf(request)
     const bytes = sizeParam(query, 'bytes', { default: 100, max: BLOCK_SIZE })
     const claim = sizeParam(query, 'claim', { default: bytes * 10 + 1, max: MAX_FAULT_BYTES })
-    hijack(reply)
-    const res = reply.raw
-    res.setHeader('content-type', 'application/octet-stream')
-    res.setHeader('content-length', String(claim))
-    res.writeHead(200)
+    const res = rawOctetHead(reply, claim)
     if (request.method === 'HEAD') {
       res.end()
       return reply
@@ -173,4 +165,14 @@ export async function timeoutsPlugin (app: FastifyInstance, opts: { ctx: OriginC
     reply.hijack()
     return reply
   })
+}
+
+/** Takes the reply off fastify and sends a 200 octet-stream head declaring `length` bytes: what follows is the route's own wire behaviour. */
+function rawOctetHead (reply: FastifyReply, length: number): FastifyReply['raw'] {
+  hijack(reply)
+  const res = reply.raw
+  res.setHeader('content-type', 'application/octet-stream')
+  res.setHeader('content-length', String(length))
+  res.writeHead(200)
+  return res
 }
