@@ -77,8 +77,8 @@ export function registerServe (program: Command): void {
       for (const o of running.origins) {
         if (o.listen !== o.url) process.stderr.write(`webkrab serve: origin ${o.name} listens on ${o.listen}, reached as ${o.url}\n`)
       }
-      for (const o of running.origins) process.stdout.write(`origin ${o.name} ${o.url}\n`)
-      if (token !== undefined) process.stdout.write(`token ${token}\n`)
+      // one write: a reader that has the origin lines has the token line too
+      process.stdout.write(running.origins.map(o => `origin ${o.name} ${o.url}\n`).join('') + (token !== undefined ? `token ${token}\n` : ''))
       await new Promise<void>(resolve => {
         const stop = (): void => {
           process.off('SIGINT', stop)
