@@ -343,7 +343,10 @@ export class Scheduler<J> {
     while (progress && this.phase === 'running') {
       progress = false
       next = Number.POSITIVE_INFINITY
-      for (const state of [...this.rotation.values()]) {
+      // the rotation itself, not a copy: a copy per dispatch is an array of every origin per
+      // finished job. An origin that starts a job moves to the end and may come round again in
+      // this pass, after every other; each such start takes a slot, so the pass ends
+      for (const state of this.rotation.values()) {
         // with every slot taken, only a finishing job can start another: no need to look further
         if (this.phase !== 'running' || this.running.size >= this.concurrency) break
         while (state.delayed.length > 0 && state.delayed[0].notBefore <= now) {
