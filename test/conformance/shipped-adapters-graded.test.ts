@@ -17,7 +17,7 @@ import { runSuite } from '../../conformance/run-suite.js'
 // adapter scripts leave file times alone (NO_FAKE_STAT).
 const PICKS: Record<string, string[]> = {
   curl: ['retry-after-3xx-honoured', 'redirects-loop-stops', 'compression-gzip-decoded', 'validators-last-modified-only-sent-byte-for-byte'],
-  wget: ['retry-after-3xx-honoured', 'validators-strong-etag-sent-as-if-none-match', 'redirects-loop-stops', 'validators-last-modified-only-sent-byte-for-byte'],
+  wget: ['retry-after-3xx-honoured', 'retry-after-http-date-honoured', 'validators-strong-etag-sent-as-if-none-match', 'redirects-loop-stops', 'validators-last-modified-only-sent-byte-for-byte'],
   wget2: ['validators-weak-etag-sent-with-its-w-prefix', 'budgets-max-bytes-ends-run', 'redirects-loop-stops', 'compression-gzip-decoded'],
   httrack: ['retry-after-429-honoured', 'retry-after-persistent-503-gives-up-at-cap', 'compression-gzip-decoded', 'vary-request-context-sent-and-reported'],
   scrapy: ['retry-after-3xx-honoured', 'redirects-loop-stops', 'redirects-permanent-redirect-followed', 'vary-request-context-sent-and-reported'],
