@@ -104,6 +104,8 @@ class CrawlRun {
   /** The last frontier row read in this phase, and whether the phase's rows are all read. */
   private cursor = 0
   private exhausted = false
+  /** The frontier rows the phase reads (pending in phase 1, postponed in phase 2). */
+  private rowState: FrontierState = 'pending'
   /** Tasks read from the frontier and not yet finished (or postponed). */
   private loaded = 0
   private refilling = false
@@ -272,9 +274,6 @@ class CrawlRun {
       for (const left of result.leftover) this.finishLeftover(left)
     } while (!this.exhausted)
   }
-
-  /** The frontier rows the phase reads. */
-  private rowState: FrontierState = 'pending'
 
   /** Reads frontier rows into tasks until the window is full or the phase's rows are all read. */
   private refill (scheduler: Scheduler<ResourceTask>): void {

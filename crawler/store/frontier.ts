@@ -85,8 +85,7 @@ export class Frontier {
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK')
       // a list that could not be read whole leaves nothing behind
-      db.prepare('DELETE FROM frontier WHERE run_id = ?').run(run)
-      db.prepare('DELETE FROM frontier_runs WHERE id = ?').run(run)
+      Frontier.drop(db, run)
       throw err
     }
     const seedsDigest = digest.digest('hex')
