@@ -9,6 +9,8 @@ import type { CrawlEvent } from './crawl-events.js'
 export interface ReportSink {
   resource: (r: ResourceReport) => void
   exchange: (x: Exchange) => void
+  /** Told once the report will be split (past the inline limit): a sink holding entries for the single file writes them out. */
+  split?: () => void
 }
 
 /** A deferral of an origin as announced, with the exchange that brought it once one is seen. */
@@ -33,7 +35,8 @@ interface OriginTally {
  * in the run loop, so they cannot disagree with the exchanges listed.
  *
  * It holds nothing per resource or per exchange: each goes to the sink as it
- * arrives (the NDJSON parts), and what the summary needs (counts, bytes, each
+ * arrives (held for a single-file report, the NDJSON parts once split: report-file.ts),
+ * and what the summary needs (counts, bytes, each
  * origin's requests and deferrals) is kept as it goes, so memory grows with the
  * origins, not the URLs. The lists a single-file report carries in full (seeds,
  * incomplete entries, deferred URLs) are kept only while the run can still end
@@ -154,6 +157,7 @@ export class ReportBuilder {
 
   /** The run will be split: keep of each list what the split summary shows. */
   private cutToSplit (): void {
+    this.sink?.split?.()
     this.seeds = this.seeds.slice(0, SPLIT_LIST_LIMIT)
     this.incomplete = this.incomplete.slice(0, SPLIT_LIST_LIMIT)
     for (const entry of this.deferred.values()) entry.urls = entry.urls.slice(0, SPLIT_LIST_LIMIT)

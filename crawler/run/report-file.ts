@@ -59,13 +59,23 @@ export function inlineResourceLimit (env: NodeJS.ProcessEnv = process.env): numb
   return Math.min(n, INLINE_RESOURCE_LIMIT)
 }
 
-/** The NDJSON parts a run's resources and exchanges stream to while it goes. */
+/**
+ * Where a run's resources and exchanges go as they end. A run that may still fit the
+ * single-file form holds them (the report lists them all anyway, and a few thousand
+ * entries are what that form is for); once the builder says the report will be split
+ * (`split()`, past the inline limit), what is held is written out and the rest streams
+ * to the NDJSON parts. A small run so never writes its entries only to read them back.
+ */
 export interface ReportPartFiles extends ReportSink {
-  /** The folder they are in: the report's, or a temporary one when the run writes no report file. */
+  /** The parts' folder: the report's, or a temporary one (made when the parts are) when the run writes no report file. */
   readonly folder: string
   readonly temporary: boolean
-  readonly resourceLines: NdjsonWriter
-  readonly exchangeLines: NdjsonWriter
+  /** The files, once the entries stream to them (null while they are held). */
+  readonly lines: { resources: NdjsonWriter, exchanges: NdjsonWriter } | null
+  /** The entries held while the report may be a single file (null once split). */
+  readonly held: { resources: ResourceReport[], exchanges: Exchange[] } | null
+  /** Writes out what is held and streams the rest to the files; safe to call twice. */
+  split: () => void
   /** Flushes and closes both files; safe to call twice. */
   close: () => void
   /** Closes and removes both files (a run that failed has no report). */
@@ -88,37 +98,67 @@ function removeAtExit (folder: string): void {
   process.once('exit', () => { for (const f of temporaryFolders) rmSync(f, { recursive: true, force: true }) })
 }
 
+class ReportParts implements ReportPartFiles {
+  held: { resources: ResourceReport[], exchanges: Exchange[] } | null = { resources: [], exchanges: [] }
+  lines: { resources: NdjsonWriter, exchanges: NdjsonWriter } | null = null
+  readonly temporary: boolean
+  private stem: string | null
+
+  constructor (path: string | null) {
+    this.temporary = path === null
+    this.stem = path === null ? null : reportStem(resolve(path))
+  }
+
+  get folder (): string {
+    return this.stem === null ? tmpdir() : dirname(this.stem)
+  }
+
+  resource (r: ResourceReport): void {
+    if (this.held !== null) this.held.resources.push(r)
+    else this.lines?.resources.write(r)
+  }
+
+  exchange (x: Exchange): void {
+    if (this.held !== null) this.held.exchanges.push(x)
+    else this.lines?.exchanges.write(x)
+  }
+
+  split (): void {
+    const held = this.held
+    if (held === null) return
+    this.held = null
+    if (this.stem === null) {
+      const folder = mkdtempSync(join(tmpdir(), 'webkrab-report-'))
+      removeAtExit(folder)
+      this.stem = join(folder, 'report')
+    } else {
+      mkdirSync(dirname(this.stem), { recursive: true })
+    }
+    const lines = { resources: new NdjsonWriter(`${this.stem}.resources.ndjson`), exchanges: new NdjsonWriter(`${this.stem}.exchanges.ndjson`) }
+    this.lines = lines
+    for (const r of held.resources) lines.resources.write(r)
+    for (const x of held.exchanges) lines.exchanges.write(x)
+  }
+
+  close (): void {
+    this.lines?.resources.close()
+    this.lines?.exchanges.close()
+  }
+
+  discard (): void {
+    this.close()
+    this.held = null
+    removeParts(this)
+  }
+}
+
 /**
- * Opens the parts of a run's report beside `path` (`STEM.resources.ndjson`,
+ * The parts of a run's report, named from `path` (`STEM.resources.ndjson`,
  * `STEM.exchanges.ndjson`), or, with no path, in a temporary folder. Call after
- * checkReportPath.
+ * checkReportPath. Nothing is written until the report is split.
  */
 export function openReportParts (path: string | null): ReportPartFiles {
-  const temporary = path === null
-  const stem = path === null ? join(mkdtempSync(join(tmpdir(), 'webkrab-report-')), 'report') : reportStem(resolve(path))
-  const folder = dirname(stem)
-  if (temporary) removeAtExit(folder)
-  else mkdirSync(folder, { recursive: true })
-  const resourceLines = new NdjsonWriter(`${stem}.resources.ndjson`)
-  const exchangeLines = new NdjsonWriter(`${stem}.exchanges.ndjson`)
-  const close = (): void => {
-    resourceLines.close()
-    exchangeLines.close()
-  }
-  const parts: ReportPartFiles = {
-    folder,
-    temporary,
-    resourceLines,
-    exchangeLines,
-    resource: r => resourceLines.write(r),
-    exchange: x => exchangeLines.write(x),
-    close,
-    discard: () => {
-      close()
-      removeParts(parts)
-    }
-  }
-  return parts
+  return new ReportParts(path)
 }
 
 const reportFolders = new WeakMap<FetchReport, string>()
@@ -140,9 +180,10 @@ export function partsFolder (report: FetchReport): string | null {
  * committed by then, so only the report is lost.
  */
 export async function finishReport (path: string | null, builder: ReportBuilder, parts: ReportPartFiles): Promise<FetchReport> {
+  if (!builder.inline) parts.split()
   parts.close()
   const where = path === null ? `the report's parts in ${parts.folder}` : `--report ${path}`
-  for (const w of [parts.resourceLines, parts.exchangeLines]) {
+  for (const w of parts.lines === null ? [] : [parts.lines.resources, parts.lines.exchanges]) {
     if (w.failure === null) continue
     removeParts(parts)
     const why = w.failure.code ?? w.failure.message
@@ -153,17 +194,19 @@ export async function finishReport (path: string | null, builder: ReportBuilder,
     const report = builder.summary(false)
     const order = builder.seedOrder()
     const at = (url: string): number => order.get(url) ?? order.size
-    const resources = await collect(readNdjson<ResourceReport>(parts.resourceLines.file, () => null))
+    const resources = parts.held?.resources ?? await collect(readNdjson<ResourceReport>(parts.lines?.resources.file ?? '', () => null))
     report.resources = resources.map((r, i) => ({ r, i })).sort((a, b) => at(a.r.url) - at(b.r.url) || a.i - b.i).map(e => e.r)
-    report.exchanges = (await collect(readNdjson<Exchange>(parts.exchangeLines.file, () => null))).sort((a, b) => a.seq - b.seq)
+    report.exchanges = [...(parts.held?.exchanges ?? await collect(readNdjson<Exchange>(parts.lines?.exchanges.file ?? '', () => null)))].sort((a, b) => a.seq - b.seq)
     removeParts(parts)
     if (path !== null) writeReport(path, report)
     return report
   }
+  const lines = parts.lines
+  if (lines === null) throw errors.WEBKRAB_ERR_INTERNAL('a split report has no parts')
   const report = builder.summary(true)
   report.parts = {
-    resources: { file: basename(parts.resourceLines.file), count: parts.resourceLines.count },
-    exchanges: { file: basename(parts.exchangeLines.file), count: parts.exchangeLines.count }
+    resources: { file: basename(lines.resources.file), count: lines.resources.count },
+    exchanges: { file: basename(lines.exchanges.file), count: lines.exchanges.count }
   }
   if (path !== null) writeReport(path, report)
   reportFolders.set(report, parts.folder)
@@ -171,11 +214,13 @@ export async function finishReport (path: string | null, builder: ReportBuilder,
 }
 
 function removeParts (parts: ReportPartFiles): void {
+  const lines = parts.lines
+  if (lines === null) return
   if (parts.temporary) {
     rmSync(parts.folder, { recursive: true, force: true })
     temporaryFolders.delete(parts.folder)
     return
   }
-  rmSync(parts.resourceLines.file, { force: true })
-  rmSync(parts.exchangeLines.file, { force: true })
+  rmSync(lines.resources.file, { force: true })
+  rmSync(lines.exchanges.file, { force: true })
 }

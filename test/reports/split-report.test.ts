@@ -110,7 +110,7 @@ t.test('the conformance harness reads a step\'s split report whole, and names a 
   t.match(bad.reportError, `${part}:2: /outcome`)
 })
 
-t.test('a part the disk will not take ends the run with one WEBKRAB_ERR_STORAGE line, and the store keeps what the run fetched', async t => {
+t.test('a split report\'s part the disk will not take ends the run with one WEBKRAB_ERR_STORAGE line, and the store keeps what the run fetched', async t => {
   if (!existsSync('/dev/full')) {
     t.comment('no /dev/full to fill')
     return
@@ -118,7 +118,7 @@ t.test('a part the disk will not take ends the run with one WEBKRAB_ERR_STORAGE 
   const dir = t.testdir()
   const store = join(dir, 'store.sqlite')
   symlinkSync('/dev/full', join(dir, 'run.resources.ndjson'))
-  const err = await crawl({ urls: urls.slice(0, 2), store, report: join(dir, 'run.json'), maxDurationMs: 20_000 }).then(() => null, (e: WebkrabError) => e)
+  const err = await withLimit(1, async () => await crawl({ urls: urls.slice(0, 2), store, report: join(dir, 'run.json'), maxDurationMs: 20_000 }).then(() => null, (e: WebkrabError) => e))
   t.equal(err?.code, 'WEBKRAB_ERR_STORAGE')
   t.equal(err?.exitCode, 2)
   t.match(err?.message, /--report .*run\.json: cannot write \(ENOSPC\); the run completed and its store is committed, only the report is lost \(at .*run\.resources\.ndjson\)$/)
@@ -127,4 +127,16 @@ t.test('a part the disk will not take ends the run with one WEBKRAB_ERR_STORAGE 
   t.notOk(existsSync(join(dir, 'run.json')), 'no report that claims to be whole')
   const again = await crawl({ urls: urls.slice(0, 2), store, maxDurationMs: 20_000 })
   t.ok(again.requests.conditional > 0, 'the rerun revalidates what the first run stored')
+})
+
+t.test('a run that fits the single-file form writes no part: its entries are held and listed in the report', async t => {
+  const dir = t.testdir()
+  // a part would meet a full disk: a run that never writes one ends with its report whole
+  if (existsSync('/dev/full')) symlinkSync('/dev/full', join(dir, 'run.resources.ndjson'))
+  const report = await withLimit(null, async () => await crawl({ urls: urls.slice(0, 3), store: join(dir, 'store.sqlite'), report: join(dir, 'run.json'), maxDurationMs: 20_000 }))
+  t.same(report.resources.map(r => r.url), urls.slice(0, 3), 'every resource, in seed order')
+  t.equal(report.parts, undefined)
+  t.same(readdirSync(dir).filter(f => f.endsWith('.exchanges.ndjson')), [], 'no exchanges part was made')
+  const onDisk = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as FetchReport
+  t.same(onDisk.exchanges.map(x => x.seq), report.exchanges.map(x => x.seq))
 })
