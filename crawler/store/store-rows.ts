@@ -75,48 +75,62 @@ export function fromRow (row: ResourceRow): StoredRecord {
   }
 }
 
-export function toParams (w: RecordWrite): Record<string, unknown> {
-  return {
-    url: w.url,
-    variant_key: w.variantKey,
-    vary: formatVary(w.vary),
-    request_context: JSON.stringify(w.requestContext),
-    status: w.status,
-    response_headers: JSON.stringify(w.responseHeaders),
-    etag: w.etag,
-    last_modified: w.lastModified,
-    response_date_ms: Math.round(w.responseDateMs),
-    collected_at_ms: Math.round(w.collectedAtMs),
-    revalidated_at_ms: w.revalidatedAtMs === null ? null : Math.round(w.revalidatedAtMs),
-    digest_strict: w.digestStrict,
-    digest_semantic: w.digestSemantic,
-    body_bytes: w.bodyBytes,
-    wire_body_bytes: w.wireBodyBytes,
-    retained: w.retained,
-    no_store: w.noStore ? 1 : 0,
-    quality: w.quality,
-    quality_evidence: w.qualityEvidence,
-    quality_note: w.qualityNote,
-    etag_churning: w.etagChurning ? 1 : 0,
-    last_status: w.lastStatus,
-    last_outcome: w.lastOutcome,
-    last_seen_ms: w.lastSeenMs === null ? null : Math.round(w.lastSeenMs),
-    change_history: w.changeHistory === undefined || w.changeHistory === null ? null : JSON.stringify(w.changeHistory)
-  }
+/**
+ * The `resources` columns a record write sets, in the order toParams gives their values
+ * (bound by position: binding 25 named parameters costs about twice as much per write).
+ */
+export const RESOURCE_COLUMNS = [
+  'url', 'variant_key', 'vary', 'request_context', 'status', 'response_headers', 'etag', 'last_modified',
+  'response_date_ms', 'collected_at_ms', 'revalidated_at_ms', 'digest_strict', 'digest_semantic', 'body_bytes', 'wire_body_bytes',
+  'retained', 'no_store', 'quality', 'quality_evidence', 'quality_note', 'etag_churning', 'last_status', 'last_outcome', 'last_seen_ms', 'change_history'
+] as const
+
+/** A record write's column values, in RESOURCE_COLUMNS order. */
+export function toParams (w: RecordWrite): unknown[] {
+  return [
+    w.url,
+    w.variantKey,
+    formatVary(w.vary),
+    JSON.stringify(w.requestContext),
+    w.status,
+    JSON.stringify(w.responseHeaders),
+    w.etag,
+    w.lastModified,
+    Math.round(w.responseDateMs),
+    Math.round(w.collectedAtMs),
+    w.revalidatedAtMs === null ? null : Math.round(w.revalidatedAtMs),
+    w.digestStrict,
+    w.digestSemantic,
+    w.bodyBytes,
+    w.wireBodyBytes,
+    w.retained,
+    w.noStore ? 1 : 0,
+    w.quality,
+    w.qualityEvidence,
+    w.qualityNote,
+    w.etagChurning ? 1 : 0,
+    w.lastStatus,
+    w.lastOutcome,
+    w.lastSeenMs === null ? null : Math.round(w.lastSeenMs),
+    w.changeHistory === undefined || w.changeHistory === null ? null : JSON.stringify(w.changeHistory)
+  ]
 }
 
-export function observationParams (resourceId: number, o: Observation): Record<string, unknown> {
-  return {
-    resource_id: resourceId,
-    at_ms: Math.round(o.atMs),
-    status: o.status,
-    outcome: o.outcome,
-    changed: o.changed === null ? null : o.changed ? 1 : 0,
-    digest_strict: o.digestStrict,
-    digest_semantic: o.digestSemantic,
-    etag: o.etag,
-    last_modified: o.lastModified
-  }
+/** The `observations` columns an observation sets, in the order observationParams gives their values. */
+export const OBSERVATION_COLUMNS = ['resource_id', 'at_ms', 'status', 'outcome', 'changed', 'digest_strict', 'digest_semantic', 'etag', 'last_modified'] as const
+
+export function observationParams (resourceId: number, o: Observation): unknown[] {
+  return [
+    resourceId,
+    Math.round(o.atMs),
+    o.status,
+    o.outcome,
+    o.changed === null ? null : o.changed ? 1 : 0,
+    o.digestStrict,
+    o.digestSemantic,
+    o.etag,
+    o.lastModified
+  ]
 }
 
 /** An `observations` row as an Observation. */

@@ -3,7 +3,7 @@ import { isWebkrabError } from '../../common/errors.js'
 import type { Outcome } from '../../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from '../policy/vary.js'
-import { fromRow, observationFromRow, observationParams, toParams, type ResourceRow } from './store-rows.js'
+import { fromRow, OBSERVATION_COLUMNS, observationFromRow, observationParams, RESOURCE_COLUMNS, toParams, type ResourceRow } from './store-rows.js'
 import { openStoreFile } from './store-open.js'
 import { isStorageFailure, storageError } from './store-failure.js'
 import type { StoreLock } from './store-lock.js'
@@ -14,9 +14,9 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
 
 /**
  * Resource writes are grouped into one commit: at most this many, or as many as
- * arrive within BATCH_DELAY_MS. Each resource is still written whole inside a
- * savepoint of that commit, so a crash loses at most the last group, never half a
- * record. The delay is long enough that a run fetching a thousand pages a second
+ * arrive within BATCH_DELAY_MS. A crash loses at most the last group, never half a
+ * record: a group is committed only between records (a write that fails halfway
+ * through a record rolls its whole group back, see Store.fail). The delay is long enough that a run fetching a thousand pages a second
  * fills its groups (at 50 ms they averaged about 40 records, and each commit costs
  * about as much for 40 records as for 64), and short enough that a slow run still
  * commits several times a second.
@@ -51,7 +51,9 @@ export class Store {
   private readonly db: Database.Database
   private readonly lock: StoreLock
   private readonly stmts: ReturnType<Store['prepare']>
-  private readonly saveTx: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
+  private readonly writeRecord: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
+  /** A record's statements are under way: a group cut short now would hold half of it. */
+  private midRecord = false
   private batched = 0
   private batchTimer: NodeJS.Timeout | null = null
   /** The storage error that stopped this store's writes; thrown again by every later write and by close(). */
@@ -62,7 +64,10 @@ export class Store {
     this.db = db
     this.lock = lock
     this.stmts = this.prepare()
-    this.saveTx = db.transaction((write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
+    // the record's statements run straight in the open group, with no savepoint of their own (one
+    // per record cost about a tenth of a page's store write): a record cut short is never
+    // committed, since its whole group is rolled back (fail())
+    this.writeRecord = (write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
       const vary = formatVary(write.vary) ?? ''
       const known = this.rows.get(write.url)
       // the deletes run only when the rows last seen for this URL say they would find something
@@ -87,7 +92,7 @@ export class Store {
         this.remember(write.url, [...kept, { vary, variantKey: write.variantKey, body: body.kind === 'replace' || (body.kind === 'keep' && had?.body === true) }])
       }
       return id
-    })
+    }
   }
 
   /**
@@ -132,24 +137,10 @@ export class Store {
       byId: db.prepare<[number], ResourceRow>('SELECT * FROM resources WHERE id = ?'),
       all: db.prepare<[], ResourceRow>('SELECT * FROM resources ORDER BY url, variant_key'),
       deleteOtherVary: db.prepare<[string, string]>('DELETE FROM resources WHERE url = ? AND coalesce(vary, \'\') <> ?'),
-      upsert: db.prepare<Record<string, unknown>, { id: number }>(`
-        INSERT INTO resources (url, variant_key, vary, request_context, status, response_headers, etag, last_modified,
-          response_date_ms, collected_at_ms, revalidated_at_ms, digest_strict, digest_semantic, body_bytes, wire_body_bytes,
-          retained, no_store, quality, quality_evidence, quality_note, etag_churning, last_status, last_outcome, last_seen_ms, change_history)
-        VALUES (@url, @variant_key, @vary, @request_context, @status, @response_headers, @etag, @last_modified,
-          @response_date_ms, @collected_at_ms, @revalidated_at_ms, @digest_strict, @digest_semantic, @body_bytes, @wire_body_bytes,
-          @retained, @no_store, @quality, @quality_evidence, @quality_note, @etag_churning, @last_status, @last_outcome, @last_seen_ms, @change_history)
+      upsert: db.prepare<unknown[], { id: number }>(`
+        INSERT INTO resources (${RESOURCE_COLUMNS.join(', ')}) VALUES (${RESOURCE_COLUMNS.map(() => '?').join(', ')})
         ON CONFLICT (url, variant_key) DO UPDATE SET
-          vary = excluded.vary, request_context = excluded.request_context, status = excluded.status,
-          response_headers = excluded.response_headers, etag = excluded.etag, last_modified = excluded.last_modified,
-          response_date_ms = excluded.response_date_ms, collected_at_ms = excluded.collected_at_ms,
-          revalidated_at_ms = excluded.revalidated_at_ms, digest_strict = excluded.digest_strict,
-          digest_semantic = excluded.digest_semantic, body_bytes = excluded.body_bytes,
-          wire_body_bytes = excluded.wire_body_bytes, retained = excluded.retained, no_store = excluded.no_store,
-          quality = excluded.quality, quality_evidence = excluded.quality_evidence, quality_note = excluded.quality_note,
-          etag_churning = excluded.etag_churning, last_status = excluded.last_status,
-          last_outcome = excluded.last_outcome, last_seen_ms = excluded.last_seen_ms,
-          change_history = coalesce(excluded.change_history, resources.change_history)
+          ${RESOURCE_COLUMNS.filter(c => c !== 'url' && c !== 'variant_key').map(c => c === 'change_history' ? `${c} = coalesce(excluded.${c}, resources.${c})` : `${c} = excluded.${c}`).join(', ')}
         RETURNING id`),
       noteAnswer: db.prepare<[number | null, string, number, number]>('UPDATE resources SET last_status = ?, last_outcome = ?, last_seen_ms = ? WHERE id = ?'),
       insertChunk: db.prepare<[string, number, Buffer]>('INSERT INTO bodies (staging, seq, data) VALUES (?, ?, ?)'),
@@ -158,9 +149,7 @@ export class Store {
       deleteBody: db.prepare<[number]>('DELETE FROM bodies WHERE resource_id = ?'),
       adoptStaged: db.prepare<[number, string]>('UPDATE bodies SET resource_id = ?, staging = NULL WHERE staging = ?'),
       chunks: db.prepare<[number], { data: Buffer }>('SELECT data FROM bodies WHERE resource_id = ? ORDER BY seq'),
-      insertObservation: db.prepare<Record<string, unknown>>(`
-        INSERT INTO observations (resource_id, at_ms, status, outcome, changed, digest_strict, digest_semantic, etag, last_modified)
-        VALUES (@resource_id, @at_ms, @status, @outcome, @changed, @digest_strict, @digest_semantic, @etag, @last_modified)`),
+      insertObservation: db.prepare<unknown[]>(`INSERT INTO observations (${OBSERVATION_COLUMNS.join(', ')}) VALUES (${OBSERVATION_COLUMNS.map(() => '?').join(', ')})`),
       observations: db.prepare<[number], Record<string, unknown>>('SELECT * FROM observations WHERE resource_id = ? ORDER BY at_ms, id'),
       upsertOrigin: db.prepare<[string, number, number]>(`
         INSERT INTO origins (origin, clock_offset_ms, observed_local_ms) VALUES (?, ?, ?)
@@ -251,30 +240,43 @@ export class Store {
 
   /**
    * Stops the store's writes after a storage error: the open group is committed if
-   * the disk still takes it, rolled back if not (or if SQLite already rolled it back,
-   * as it may after SQLITE_FULL or SQLITE_IOERR: sqlite.org/lang_transaction.html).
+   * the disk still takes it and the error came between records (a body's staged
+   * chunk, a commit), rolled back if not: when the disk refused it, when SQLite already
+   * rolled it back (as it may after SQLITE_FULL or SQLITE_IOERR:
+   * sqlite.org/lang_transaction.html), or when a record was cut short in it.
    */
   private fail (err: unknown, doing: string): Error {
     if (this.failure !== null) return this.failure
     if (this.batchTimer !== null) clearTimeout(this.batchTimer)
     this.batchTimer = null
     let rolledBack = 0
-    if (this.db.open && this.db.inTransaction) {
+    if (this.db.open && this.db.inTransaction && !this.midRecord) {
       try {
         this.db.exec('COMMIT')
       } catch {
-        if (this.db.inTransaction) {
-          try { this.db.exec('ROLLBACK') } catch { /* the connection closes with the store */ }
-        }
-        rolledBack = this.batched
+        rolledBack = this.rollBackGroup()
       }
     } else {
-      rolledBack = this.batched
+      // a record cut short is never committed: its whole group goes
+      rolledBack = this.rollBackGroup()
     }
     this.batched = 0
     this.rows.clear()
     this.failure = storageError(this.path, err, doing, rolledBack)
     return this.failure
+  }
+
+  /** Rolls the open group back (when SQLite has not already); returns how many records it held. */
+  private rollBackGroup (): number {
+    const held = this.batched
+    if (this.db.open && this.db.inTransaction) {
+      try { this.db.exec('ROLLBACK') } catch { /* the connection closes with the store */ }
+    }
+    this.midRecord = false
+    this.batched = 0
+    // what this connection saw of the rows may have been rolled back with them
+    this.rows.clear()
+    return held
   }
 
   /**
@@ -296,9 +298,17 @@ export class Store {
    */
   save (write: RecordWrite, body: BodyAction, observation: Observation | null): StoredRecord {
     const id = this.write('writing a record', () => {
-      // inside the open group commit, better-sqlite3 runs the transaction as a savepoint
       if (!this.db.inTransaction) this.db.exec('BEGIN')
-      return this.saveTx(write, body, observation)
+      this.midRecord = true
+      try {
+        const written = this.writeRecord(write, body, observation)
+        this.midRecord = false
+        return written
+      } catch (err) {
+        // not the disk's (that is fail()'s): the group holds half a record, and nothing of it may be committed
+        if (!isStorageFailure(err)) this.rollBackGroup()
+        throw err
+      }
     })
     if (++this.batched >= BATCH_RECORDS) {
       this.commit()

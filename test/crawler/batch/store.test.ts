@@ -63,6 +63,31 @@ t.test('records and bodies survive closing and reopening the store', async t => 
   t.equal(again.readBody(saved.id)?.toString(), 'abc')
 })
 
+t.test('a record whose write fails halfway is never committed: its whole group is rolled back, and the store takes writes again', async t => {
+  const path = join(t.testdir(), 'half.sqlite')
+  Store.open(path).close()
+  // a real refusal after the record's row and body are written: its observation
+  const db = new Database(path)
+  db.exec("CREATE TRIGGER refuse BEFORE INSERT ON observations WHEN NEW.outcome = 'failed' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+  db.close()
+  const observation = (outcome: 'new' | 'failed') => ({ atMs: 1000, status: 200, outcome, changed: null, digestStrict: null, digestSemantic: null, etag: null, lastModified: null })
+  const store = Store.open(path)
+  const first = store.beginBody()
+  first.write(Buffer.from('first'))
+  store.save(write({ url: 'http://127.0.0.1:1/first' }), { kind: 'replace', body: first }, observation('new'))
+  const half = store.beginBody()
+  half.write(Buffer.from('half'))
+  t.throws(() => store.save(write({ url: 'http://127.0.0.1:1/half' }), { kind: 'replace', body: half }, observation('failed')), /refused/)
+  const later = store.beginBody()
+  later.write(Buffer.from('later'))
+  store.save(write({ url: 'http://127.0.0.1:1/later' }), { kind: 'replace', body: later }, observation('new'))
+  store.close()
+  const read = new Database(path, { readonly: true })
+  t.teardown(() => { read.close() })
+  t.same((read.prepare('SELECT url FROM resources ORDER BY url').all() as Array<{ url: string }>).map(r => r.url), ['http://127.0.0.1:1/later'], 'neither the half record nor its group is committed; the next group is')
+  t.same((read.prepare('SELECT data FROM bodies').all() as Array<{ data: Buffer }>).map(r => r.data.toString()), ['later'], 'no body of the rolled-back group is left')
+})
+
 t.test('a big body is written in chunks as it arrives and read back whole', async t => {
   const store = Store.open(join(t.testdir(), 'c.sqlite'))
   t.teardown(() => { store.close() })
