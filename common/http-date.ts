@@ -82,6 +82,9 @@ function trimOws (value: string): string {
   return value.replace(/^[ \t]+|[ \t]+$/g, '')
 }
 
+/** The last IMF-fixdate parseHttpDate read, and what it meant. */
+let lastFixdate: { value: string | null, ms: number | null } = { value: null, ms: null }
+
 /**
  * Parses an HTTP-date in any of the three formats of RFC 9110 section 5.6.7 and
  * returns epoch milliseconds, or null for anything else. Never throws.
@@ -95,11 +98,16 @@ function trimOws (value: string): string {
  */
 export function parseHttpDate (value: string, nowMs: number = Date.now()): number | null {
   if (typeof value !== 'string' || value.length > 64) return null
+  // a run reads the same Date (and Last-Modified) over and over: an IMF-fixdate means the
+  // same instant whatever the clock, so the last one parsed is kept
+  if (value === lastFixdate.value) return lastFixdate.ms
   const text = trimOws(value)
   let m = IMF_FIXDATE.exec(text)
   if (m !== null) {
-    return toEpochMs(Number(m[4]), MONTHS.indexOf(m[3] as typeof MONTHS[number]) + 1, Number(m[2]),
+    const ms = toEpochMs(Number(m[4]), MONTHS.indexOf(m[3] as typeof MONTHS[number]) + 1, Number(m[2]),
       Number(m[5]), Number(m[6]), Number(m[7]))
+    lastFixdate = { value, ms }
+    return ms
   }
   m = RFC850_DATE.exec(text)
   if (m !== null) {
