@@ -10,7 +10,7 @@ import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, typ
 import type { Scenario, Step } from './scenario-types.js'
 import { pathMatches } from './select-requests.js'
 import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
-import { formatPos } from './yaml-source.js'
+import { formatPos } from '../common/yaml-diagnostics.js'
 
 /** A crawl step gets this long unless the step or the adapter says otherwise. */
 export const DEFAULT_STEP_TIMEOUT_MS = 20_000

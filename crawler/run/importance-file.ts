@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { isMap, isScalar, type Node } from 'yaml'
+import { isAlias, isMap, isScalar, type Node } from 'yaml'
 import { errors } from '../../common/errors.js'
 import { parseYamlDocument } from '../../common/yaml-tags.js'
 
@@ -24,10 +24,12 @@ export function parseImportance (text: string, file: string): Record<string, num
   const contents = doc.contents
   if (contents === null) return {}
   if (!isMap(contents)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--importance ${where(contents)}: expected a mapping from URL to weight, such as "https://example.org/news: 4"`)
+  // an alias stands for the node it names (`news: *weight`); the document's aliases are bounded (yaml-tags.ts)
+  const resolve = (node: Node | null): Node | null => isAlias(node) ? (node.resolve(doc) ?? null) as Node | null : node
   const out: Record<string, number> = {}
   for (const pair of contents.items) {
-    const key = pair.key as Node | null
-    const value = pair.value as Node | null
+    const key = resolve(pair.key as Node | null)
+    const value = resolve(pair.value as Node | null)
     const raw = isScalar(key) ? key.value : null
     if (typeof raw !== 'string') throw errors.WEBKRAB_ERR_BAD_FLAG(`--importance ${where(key)}: a key must be an absolute http(s) URL`)
     let url: URL

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { parseYamlDocument, yamlValue } from '../../../common/yaml-tags.js'
-import { parseYamlSource } from '../../../conformance/yaml-source.js'
+import { parseYamlSource } from '../../../common/yaml-diagnostics.js'
 import { parseImportance } from '../../../crawler/run/importance-file.js'
 import { parseSiteYaml } from '../../../fixture-server/index.js'
 
@@ -30,4 +30,10 @@ t.test('a legitimate file with 120 aliases is read, not taken for an attack', as
   t.equal((yamlValue(doc) as { routes: unknown[] }).routes.length, 120)
   t.equal((doc.toJS({ maxAliasCount: 100 }) as { routes: unknown[] }).routes.length, 120, 'the library\'s own alias count does not apply again')
   t.equal((parseYamlSource(SHARED, 'shared-scenario.yaml').value as { routes: unknown[] }).routes.length, 120, 'a scenario or adapter file')
+})
+
+t.test('an importance file may name a weight once and alias it: each aliased weight counts as written', async t => {
+  const text = 'http://127.0.0.1/a: &heavy 4\nhttp://127.0.0.1/b: *heavy\nhttp://127.0.0.1/c: 1\n'
+  t.same(parseImportance(text, 'importance.yaml'), { 'http://127.0.0.1/a': 4, 'http://127.0.0.1/b': 4, 'http://127.0.0.1/c': 1 })
+  t.throws(() => parseImportance('http://127.0.0.1/a: &word heavy\nhttp://127.0.0.1/b: *word\n', 'importance.yaml'), { message: /importance\.yaml:1:\d+: the weight of http:\/\/127\.0\.0\.1\/a must be a positive number, not "heavy"/ }, 'a bad weight is named where it is written')
 })
