@@ -298,7 +298,7 @@ class CrawlRun {
 
   /**
    * Reads frontier rows into tasks until the window is full, the phase's rows are all
-   * read, or reading stops at an origin whose share is full (origin-window.ts); first it
+   * read, or reading waits for an origin whose share is full (origin-window.ts); first it
    * goes back to the rows read past of origins no longer held.
    */
   private refill (scheduler: Scheduler<ResourceTask>): void {
@@ -318,8 +318,8 @@ class CrawlRun {
         for (const row of rows) {
           const origin = new URL(row.url).origin
           const admission = this.window.admit(row.seq, origin, standing)
-          // stopped: this row is the first read next time
-          if (admission === 'stop') return
+          // waiting for the row's origin: this row is the first read next time
+          if (admission === 'wait') return
           this.cursor = row.seq
           if (admission !== 'load') continue
           this.window.add(row.seq, origin)

@@ -8,12 +8,12 @@
  * goes on, fills it with more: every other origin then waits for its wait to end.
  * So an origin holds at most `cap` tasks of the window. At its cap:
  *
- * - an origin that can be asked now stops the reading (it works through its share,
- *   and reading resumes when its share has room again: the list's order is kept);
+ * - reading waits for an origin that can be asked now (it works through its share,
+ *   and reading goes on when its share has room again: the list's order is kept);
  * - a held one is read past: its rows stay pending in the store, the window fills
  *   with other origins' work, and once the hold is over reading goes back to its
  *   first row read past (rows done or in memory since are not read twice). At most
- *   `skipLimit` of its rows are read past in one hold, so a list that is one origin
+ *   `passLimit` of its rows are read past in one hold, so a list that is one origin
  *   is not read to its end for nothing;
  * - an origin whose work was stopped for the run has no cap: its tasks end as soon as
  *   the scheduler hands them back.
@@ -34,10 +34,10 @@ export type Admission =
   | 'load'
   /** Its task is in memory already (read again after going back): go on. */
   | 'in-memory'
-  /** Its origin is held and at its cap: go on past it. */
-  | 'skip'
-  /** Stop reading here (the row is read again next time). */
-  | 'stop'
+  /** Its origin is held and at its cap: read past it. */
+  | 'pass'
+  /** Reading waits here for the row's origin (the row is the first read next time). */
+  | 'wait'
 
 export class OriginWindow {
   /** The tasks in the window: frontier seq to the origin of its seed. */
@@ -48,10 +48,10 @@ export class OriginWindow {
   private readonly aside = new Set<number>()
   /** Held origins read past: the first seq read past, and how many rows in this hold. */
   private readonly passed = new Map<string, { fromSeq: number, count: number }>()
-  /** The origin reading stopped at, until its share has room (or it is held). */
-  private stoppedAt: string | null = null
+  /** The origin reading waits for, until its share has room (or it is held). */
+  private waitingOn: string | null = null
 
-  constructor (readonly cap: number, readonly skipLimit: number) {}
+  constructor (readonly cap: number, readonly passLimit: number) {}
 
   /** Tasks in the window. */
   get size (): number { return this.tasks.size }
@@ -61,15 +61,15 @@ export class OriginWindow {
   }
 
   /**
-   * Whether reading may go on: false while it stopped at an origin that is still at
+   * Whether reading may go on: false while it waits for an origin that is still at
    * its share less `slack` and is not held (so each finished task does not read the
-   * store again only to stop at the same row).
+   * store again only to wait at the same row).
    */
   mayRead (standing: (origin: string) => Standing, slack: number): boolean {
-    const at = this.stoppedAt
+    const at = this.waitingOn
     if (at === null) return true
-    if (this.shareOf(at) > this.cap - slack && !(standing(at) === 'held' && (this.passed.get(at)?.count ?? 0) < this.skipLimit)) return false
-    this.stoppedAt = null
+    if (this.shareOf(at) > this.cap - slack && !(standing(at) === 'held' && (this.passed.get(at)?.count ?? 0) < this.passLimit)) return false
+    this.waitingOn = null
     return true
   }
 
@@ -80,21 +80,21 @@ export class OriginWindow {
     const now = standing(origin)
     if (now === 'stopped') return 'load'
     if (now === 'ready') {
-      this.stoppedAt = origin
-      return 'stop'
+      this.waitingOn = origin
+      return 'wait'
     }
     const passed = this.passed.get(origin)
     if (passed === undefined) {
       this.passed.set(origin, { fromSeq: seq, count: 1 })
-      return 'skip'
+      return 'pass'
     }
-    if (passed.count >= this.skipLimit) {
-      this.stoppedAt = origin
-      return 'stop'
+    if (passed.count >= this.passLimit) {
+      this.waitingOn = origin
+      return 'wait'
     }
     passed.fromSeq = Math.min(passed.fromSeq, seq)
     passed.count++
-    return 'skip'
+    return 'pass'
   }
 
   add (seq: number, origin: string): void {
@@ -131,7 +131,7 @@ export class OriginWindow {
     for (const [origin, passed] of this.passed) {
       if (standing !== 'all' && standing(origin) === 'held') continue
       this.passed.delete(origin)
-      if (this.stoppedAt === origin) this.stoppedAt = null
+      if (this.waitingOn === origin) this.waitingOn = null
       from = Math.min(from ?? passed.fromSeq, passed.fromSeq)
     }
     return from === null ? null : from - 1

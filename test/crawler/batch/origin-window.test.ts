@@ -8,14 +8,14 @@ function standings (table: Record<string, Standing>): (origin: string) => Standi
   return origin => table[origin] ?? 'ready'
 }
 
-t.test('an origin under its share is loaded; at its share a ready one stops the reading, and reading resumes once its share has room again', async t => {
+t.test('an origin under its share is loaded; at its share reading waits for a ready one, and goes on once its share has room again', async t => {
   const w = new OriginWindow(2, 10)
   const ready = standings({})
   t.equal(w.admit(1, 'a', ready), 'load')
   w.add(1, 'a')
   t.equal(w.admit(2, 'a', ready), 'load')
   w.add(2, 'a')
-  t.equal(w.admit(3, 'a', ready), 'stop', 'a third task of a is not read: the list\'s order is kept')
+  t.equal(w.admit(3, 'a', ready), 'wait', 'a third task of a is not read: the list\'s order is kept')
   t.notOk(w.mayRead(ready, 1), 'reading waits while a\'s share is full')
   w.remove(1)
   t.ok(w.mayRead(ready, 1), 'one task of a ended: room for one, reading resumes')
@@ -23,17 +23,17 @@ t.test('an origin under its share is loaded; at its share a ready one stops the 
   t.equal(w.shareOf('a'), 1)
 })
 
-t.test('a held origin at its share is read past, at most the pass limit of its rows in one hold; going back starts at its first row read past and skips what is in memory', async t => {
+t.test('a held origin at its share is read past, at most the pass limit of its rows in one hold; going back starts at its first row read past and does not load again what is in memory', async t => {
   const w = new OriginWindow(1, 3)
   const held = standings({ a: 'held' })
   w.add(1, 'a')
-  t.equal(w.admit(2, 'a', held), 'skip')
+  t.equal(w.admit(2, 'a', held), 'pass')
   t.equal(w.admit(3, 'b', held), 'load')
   w.add(3, 'b')
-  t.equal(w.admit(4, 'a', held), 'skip')
-  t.equal(w.admit(5, 'a', held), 'skip')
-  t.equal(w.admit(6, 'a', held), 'stop', 'the fourth row of a in one hold: the pass limit stops the reading')
-  t.notOk(w.mayRead(held, 1), 'and it stays stopped while a is held')
+  t.equal(w.admit(4, 'a', held), 'pass')
+  t.equal(w.admit(5, 'a', held), 'pass')
+  t.equal(w.admit(6, 'a', held), 'wait', 'the fourth row of a in one hold: the pass limit makes reading wait')
+  t.notOk(w.mayRead(held, 1), 'and it keeps waiting while a is held')
   t.equal(w.rewind(held), null, 'no going back while a is held')
   const over = standings({})
   t.equal(w.rewind(over), 1, 'a\'s hold is over: reading goes back to read row 2 next')
