@@ -41,6 +41,9 @@ function declare (command: Command, flags: readonly BenchFlag[]): Command {
   return command
 }
 
+/** Origins `bench crawler --scale --origins` serves at most. */
+const MAX_SCALE_ORIGINS = 5_000
+
 /** Registers `webkrab bench bandwidth|scheduler|server|crawler`. */
 export function registerBench (program: Command): void {
   const bench = program
@@ -124,14 +127,18 @@ export function registerBench (program: Command): void {
     .option('--out <dir>', 'also write the results there: bench-crawler.json and a chart page bench-crawler.html')
     .option('--scale', 'how cost grows instead: crawl 10k, 100k and 1M URLs of 2 KB pages from --urls-file, each in a process of its own (pages/s, CPU per page, peak RSS, store and report sizes)')
     .option('--steps <n,...>', 'with --scale: the list lengths (default 10000,100000,1000000)')
-    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string, scale?: boolean, steps?: string }) => {
+    .option('--origins <n>', 'with --scale: spread the URLs over this many loopback origins, URL i on origin i mod N (a site file served by webkrab serve --site)', '1')
+    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string, scale?: boolean, steps?: string, origins: string }) => {
       if (!['body', 'headers', 'none'].includes(opts.retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain ${JSON.stringify(opts.retain)}: body, headers or none`)
+      if (opts.scale !== true && opts.origins !== '1') throw errors.WEBKRAB_ERR_BAD_FLAG('--origins goes with --scale')
       if (opts.scale === true) {
         const { runCrawlerScaleBench, formatCrawlerScaleBench, DEFAULT_SCALE_STEPS } = await import('./crawler-scale.js')
         const steps = opts.steps === undefined ? DEFAULT_SCALE_STEPS : opts.steps.split(',').map(n => whole(n.trim(), '--steps') ?? 0)
         // 2 KB pages unless --page-bytes says otherwise (its default is the throughput bench's 20000)
         const pageBytes = process.argv.includes('--page-bytes') ? whole(opts.pageBytes, '--page-bytes', 0) ?? 2048 : 2048
-        const result = await runCrawlerScaleBench({ steps, pageBytes, concurrency: whole(opts.concurrency, '--concurrency') ?? 8, retain: opts.retain === 'body' && !process.argv.includes('--retain') ? 'none' : opts.retain }, line => { process.stderr.write(`bench crawler --scale: ${line}\n`) })
+        const origins = whole(opts.origins, '--origins') ?? 1
+        if (origins > MAX_SCALE_ORIGINS) throw errors.WEBKRAB_ERR_BAD_FLAG(`--origins ${origins}: at most ${MAX_SCALE_ORIGINS} (each is a port and a fastify app of the fixture site)`)
+        const result = await runCrawlerScaleBench({ steps, pageBytes, concurrency: whole(opts.concurrency, '--concurrency') ?? 8, retain: opts.retain === 'body' && !process.argv.includes('--retain') ? 'none' : opts.retain, origins }, line => { process.stderr.write(`bench crawler --scale: ${line}\n`) })
         process.stdout.write(opts.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCrawlerScaleBench(result)}\n`)
         return
       }

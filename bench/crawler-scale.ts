@@ -7,6 +7,7 @@ import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { formatBytes } from '../common/units.js'
 import { serveFixtureSite } from './crawler.js'
+import { serveOriginsSite } from './origins-site.js'
 
 /**
  * `webkrab bench crawler --scale`: how the crawler's cost grows with the list.
@@ -15,6 +16,11 @@ import { serveFixtureSite } from './crawler.js'
  * that writes its own figures as it exits (process.resourceUsage(): peak RSS
  * and CPU time); the step's folder (list, store, report and its parts) is
  * measured, then removed before the next step, so the disk holds one step at a time.
+ *
+ * With `origins` above one, the URLs are spread over that many loopback origins
+ * (a site file of that many, served by `webkrab serve --site`), URL i on origin
+ * i mod N: every origin has work all through the run, the most connections and
+ * per-origin state a list of that many origins can ask of the crawler at once.
  */
 
 export interface ScaleStep {
@@ -29,7 +35,7 @@ export interface ScaleStep {
 }
 
 export interface ScaleResult {
-  settings: { steps: number[], pageBytes: number, concurrency: number, retain: string }
+  settings: { steps: number[], pageBytes: number, concurrency: number, retain: string, origins: number }
   steps: ScaleStep[]
 }
 
@@ -42,24 +48,42 @@ function sizeOf (dir: string, prefix: string): number {
   return n
 }
 
-async function writeList (path: string, base: string, pages: number, pageBytes: number): Promise<void> {
+/** The list: on one origin the catalogue's /bytes/N, on many each origin's page, round-robin. */
+async function writeList (path: string, origins: string[], pages: number, pageBytes: number): Promise<void> {
   const out = createWriteStream(path)
   for (let i = 0; i < pages; i++) {
-    if (!out.write(`${base}/bytes/${pageBytes}?page=${i}\n`)) await once(out, 'drain')
+    const line = origins.length === 1 ? `${origins[0]}/bytes/${pageBytes}?page=${i}\n` : `${origins[i % origins.length]}/p?page=${i}\n`
+    if (!out.write(line)) await once(out, 'drain')
   }
   out.end()
   await once(out, 'finish')
 }
 
+/** The fixture site of the run: the built-in catalogue for one origin, a site file of `origins` for more. */
+async function serveSite (settings: ScaleResult['settings']): Promise<{ origins: string[], close: () => Promise<void> }> {
+  if (settings.origins === 1) {
+    const site = await serveFixtureSite(1_000)
+    return { origins: [site.url], close: site.close }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-scale-site-'))
+  try {
+    const site = await serveOriginsSite(join(dir, 'site.yaml'), settings.origins, settings.pageBytes, 1_000)
+    return { origins: site.origins, close: async () => { await site.close(); rmSync(dir, { recursive: true, force: true }) } }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
+}
+
 export async function runCrawlerScaleBench (settings: ScaleResult['settings'], onStep?: (line: string) => void): Promise<ScaleResult> {
-  const site = await serveFixtureSite(1_000)
+  const site = await serveSite(settings)
   const steps: ScaleStep[] = []
   try {
     for (const pages of settings.steps) {
       const dir = mkdtempSync(join(tmpdir(), 'webkrab-scale-'))
       try {
         const list = join(dir, 'urls.txt')
-        await writeList(list, site.url, pages, settings.pageBytes)
+        await writeList(list, site.origins, pages, settings.pageBytes)
         const figures = join(dir, 'figures.json')
         const hook = join(dir, 'figures.cjs')
         writeFileSync(hook, `process.on('exit', () => { const u = process.resourceUsage(); require('node:fs').writeFileSync(${JSON.stringify(figures)}, JSON.stringify({ maxRssKiB: u.maxRSS, cpuMicros: u.userCPUTime + u.systemCPUTime })) })\n`)
@@ -96,7 +120,7 @@ export async function runCrawlerScaleBench (settings: ScaleResult['settings'], o
 export function formatCrawlerScaleBench (r: ScaleResult): string {
   const s = r.settings
   const lines = [
-    `crawler at scale: ${s.pageBytes}-byte pages, one origin, concurrency ${s.concurrency}, --retain ${s.retain}, each step in a process of its own`,
+    `crawler at scale: ${s.pageBytes}-byte pages, ${s.origins === 1 ? 'one origin' : `${s.origins} origins (URL i on origin i mod ${s.origins})`}, concurrency ${s.concurrency}, --retain ${s.retain}, each step in a process of its own`,
     `  ${'URLs'.padStart(10)} ${'pages/s'.padStart(9)} ${'elapsed ms'.padStart(11)} ${'CPU µs/page'.padStart(12)} ${'peak RSS'.padStart(10)} ${'store'.padStart(10)} ${'report'.padStart(10)}`
   ]
   for (const step of r.steps) {

@@ -8,6 +8,7 @@ import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
 import type { CrawlEvent } from './run/crawl-events.js'
 import { loadImportance } from './run/importance-file.js'
 import { setField } from './fetch/request-fields.js'
+import { limitHeapGrowth } from './heap-growth.js'
 
 /** The flags as commander parses them: each table row's value under its camel-cased flag, and the output flags. */
 type CrawlFlags = Record<string, string | string[] | boolean | undefined> & { json?: boolean, quiet?: boolean }
@@ -122,6 +123,8 @@ export function registerCrawl (program: Command): void {
       const options: CrawlOptions = { ...crawlOptionsFromFlags(args, flags), ...(typeof flags.urlsFile === 'string' ? { urlsFile: flags.urlsFile } : {}) }
       // bad input is refused before the store is opened or anything is sent
       const resolved = resolveCrawlOptions(options)
+      // the process's memory follows what the run keeps, not V8's widest headroom (heap-growth.ts)
+      limitHeapGrowth()
       const { crawl } = await import('./run/crawl.js')
       const { crawlProgress } = await import('../common/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet

@@ -72,6 +72,9 @@ export interface FetchResult {
   timings: { startedAtMs: number, connect: number, wait: number, receive: number, total: number }
 }
 
+/** The longest a connection waits idle for the origin's next request. */
+const KEEP_ALIVE_MS = 10_000
+
 /** How much of a body nobody wants is read (so the connection can be reused) before it is cut. */
 const DISCARD_LIMIT = 64 * 1024
 
@@ -151,7 +154,12 @@ export class Fetcher {
       connect: connectorWithTimeout(options.connectTimeoutMs),
       headersTimeout: options.responseTimeoutMs,
       bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
-      keepAliveTimeout: 10_000
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      // a server's Keep-Alive hint counts only up to the same bound (undici's own cap is ten
+      // minutes; fastify hints 72 s): an origin whose work is done keeps no socket, and the
+      // agent drops its pool once the last one closes, so over many origins the idle
+      // connections are those of the last few seconds, not of the last minute
+      keepAliveMaxTimeout: KEEP_ALIVE_MS
     })
   }
 

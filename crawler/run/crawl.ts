@@ -18,6 +18,7 @@ import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } f
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-end.js'
 import { Frontier, type FrontierState } from '../store/frontier.js'
+import { OriginWindow, type Standing } from './origin-window.js'
 import { readUrlsFile, streamUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
@@ -106,8 +107,8 @@ class CrawlRun {
   private exhausted = false
   /** The frontier rows the phase reads (pending in phase 1, postponed in phase 2). */
   private rowState: FrontierState = 'pending'
-  /** Tasks read from the frontier and not yet finished (or postponed). */
-  private loaded = 0
+  /** Tasks read from the frontier and not yet finished (or postponed), with each origin's share. */
+  private readonly window = new OriginWindow(ORIGIN_SHARE, PASS_LIMIT)
   private refilling = false
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
   private readonly deferrals = new Map<string, OriginDeferral>()
@@ -263,7 +264,7 @@ class CrawlRun {
     for (const [origin, d] of this.deferrals) this.holdOrigin(scheduler, origin, d)
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of state === 'postponed' ? this.postponed.splice(0) : []) {
-      this.loaded++
+      this.window.add(task.index + 1, new URL(task.seed).origin)
       this.prepare(task, scheduler)
     }
     do {
@@ -272,25 +273,56 @@ class CrawlRun {
       const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
       if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
       for (const left of result.leftover) this.finishLeftover(left)
-    } while (!this.exhausted)
+      // the rows read past while their origin was held are read again, whatever it stands now
+    } while (!this.exhausted || this.readAgain(this.window.rewind('all')))
   }
 
-  /** Reads frontier rows into tasks until the window is full or the phase's rows are all read. */
+  /** Goes back to read from the row after `seq` (null: nowhere to go back to); whether it did. */
+  private readAgain (seq: number | null): boolean {
+    if (seq === null || seq >= this.cursor) return false
+    this.cursor = seq
+    this.exhausted = false
+    return true
+  }
+
+  /** Where an origin stands for the window (origin-window.ts): held while its next request is HOLD_MS or more away. */
+  private standing (scheduler: Scheduler<ResourceTask>): (origin: string) => Standing {
+    const heldAfter = this.clock.now() + HOLD_MS
+    // after the run stopped, every task read ends at once as leftover: none is worth reading past
+    const stopped = this.stop !== null
+    return origin => {
+      if (stopped || this.stoppedOrigins.has(origin) || this.deferredBeyondRun.has(origin)) return 'stopped'
+      return scheduler.nextStartAt(origin) >= heldAfter ? 'held' : 'ready'
+    }
+  }
+
+  /**
+   * Reads frontier rows into tasks until the window is full, the phase's rows are all
+   * read, or reading waits for an origin whose share is full (origin-window.ts); first it
+   * goes back to the rows read past of origins no longer held.
+   */
   private refill (scheduler: Scheduler<ResourceTask>): void {
     const frontier = this.frontier
     // a task that ends while the window fills (out of scope, reused) frees its place in this same loop
     if (frontier === null || this.refilling) return
     this.refilling = true
     try {
-      while (!this.exhausted && this.loaded < WINDOW) {
-        const rows = frontier.batch(this.rowState, this.cursor, Math.min(BATCH, WINDOW - this.loaded))
+      const standing = this.standing(scheduler)
+      this.readAgain(this.window.rewind(standing))
+      while (!this.exhausted && this.window.size < WINDOW && this.window.mayRead(standing, BATCH)) {
+        const rows = frontier.batch(this.rowState, this.cursor, Math.min(BATCH, WINDOW - this.window.size))
         if (rows.length === 0) {
           this.exhausted = true
           break
         }
         for (const row of rows) {
+          const origin = new URL(row.url).origin
+          const admission = this.window.admit(row.seq, origin, standing)
+          // waiting for the row's origin: this row is the first read next time
+          if (admission === 'wait') return
           this.cursor = row.seq
-          this.loaded++
+          if (admission !== 'load') continue
+          this.window.add(row.seq, origin)
           this.prepare(newTask(row.seq - 1, row.url), scheduler)
         }
       }
@@ -301,10 +333,12 @@ class CrawlRun {
 
   /** Sets a task aside for the second phase: a seed as its frontier row, a redirect's target in memory. */
   private postpone (task: ResourceTask): void {
-    this.loaded--
     if (task.hop === 0 && task.attemptLog.length === 0 && this.frontier !== null) {
       this.frontier.postpone(task.index + 1)
+      this.window.remove(task.index + 1)
     } else {
+      // its row stays pending in this phase: a reading that goes back must not load it again
+      this.window.setAside(task.index + 1)
       this.postponed.push(task)
     }
   }
@@ -569,6 +603,8 @@ class CrawlRun {
     if (known === undefined || d.untilMs >= known.untilMs) this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
     this.holdOrigin(scheduler, origin, d)
     if (announce) this.emitDeferral(origin, d, [], false)
+    // a held origin's share of the window no longer stops the reading: other origins' work comes in
+    this.refill(scheduler)
   }
 
   /**
@@ -619,13 +655,13 @@ class CrawlRun {
   private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
-    this.loaded--
+    this.window.remove(task.index + 1)
     countSeedEnd(this.ends, { outcome: end.outcome, attempts: task.attemptLog.length, origin: new URL(task.url).origin })
     this.planning?.settle(task, end)
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
     // done in the store's open write group, the one the task's record was written in
     this.frontier?.done(task.index + 1, end.outcome)
-    if (this.scheduler !== null && this.loaded < WINDOW - BATCH) this.refill(this.scheduler)
+    if (this.scheduler !== null && this.window.size < WINDOW - BATCH) this.refill(this.scheduler)
   }
 }
 
@@ -633,6 +669,16 @@ class CrawlRun {
 const WINDOW = 2048
 /** Frontier rows read at a time, and answer notes written at a time. */
 const BATCH = 256
+/**
+ * Tasks of one origin in the window, at most: a quarter of it, so an origin that is held
+ * leaves room for others' work (and a list of one origin still keeps far more in memory
+ * than its connections can ask at once).
+ */
+const ORIGIN_SHARE = WINDOW / 4
+/** Rows of one held origin read past in one hold, at most (origin-window.ts). */
+const PASS_LIMIT = 8 * WINDOW
+/** How far off an origin's next request must be for its share to count as held. */
+const HOLD_MS = 1_000
 
 /** The closing words of a resumed run: what the run it resumed had done. */
 function describeResume (resumed: NonNullable<Frontier['resumed']>): string {

@@ -226,6 +226,17 @@ export class Scheduler<J> {
     return this.origins.get(origin)?.deferral ?? null
   }
 
+  /**
+   * The earliest time the origin may start a job by its deferral and its politeness gap
+   * (its concurrency and its jobs aside): how long it is held. -Infinity for an origin
+   * the scheduler has not seen.
+   */
+  nextStartAt (origin: string): number {
+    const state = this.origins.get(origin)
+    if (state === undefined) return Number.NEGATIVE_INFINITY
+    return Math.max(state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + Math.max(this.politenessMs, state.politenessMs))
+  }
+
   /** Stops an origin's work for this run: its queued jobs (and any added later) become leftover. */
   stopOrigin (origin: string, reason: string): void {
     const state = this.stateOf(origin)
