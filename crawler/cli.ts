@@ -8,7 +8,7 @@ import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
 import type { CrawlEvent } from './run/crawl-events.js'
 import { loadImportance } from './run/importance-file.js'
 import { setField } from './fetch/request-fields.js'
-import { limitHeapGrowth } from './heap-growth.js'
+import { limitHeapGrowth } from './run/heap-growth.js'
 
 /** The flags as commander parses them: each table row's value under its camel-cased flag, and the output flags. */
 type CrawlFlags = Record<string, string | string[] | boolean | undefined> & { json?: boolean, quiet?: boolean }
