@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { startFixtureSite, type SiteDefinition } from '../../fixture-server/index.js'
@@ -25,14 +25,20 @@ const site: SiteDefinition = {
   ]
 }
 
-t.test('an origin held by a Retry-After does not hold up another origin whose URLs come after a whole window of its own: those are asked during the wait', async t => {
-  const running = await startFixtureSite(site, { journalSize: HELD_PAGES + OTHER_PAGES + 1_000 })
+/** The site running for one test, and its list: a window and more of main's URLs, then the other origin's. */
+async function heldSite (t: Test, journalSize: number) {
+  const running = await startFixtureSite(site, { journalSize })
   t.teardown(async () => { await running.close() })
   const [main, other] = running.origins
   const urls = [
     ...Array.from({ length: HELD_PAGES }, (_, i) => `${main.url}/p?page=${i}`),
     ...Array.from({ length: OTHER_PAGES }, (_, i) => `${other.url}/p?page=${i}`)
   ]
+  return { running, main, other, urls }
+}
+
+t.test('an origin held by a Retry-After does not hold up another origin whose URLs come after a whole window of its own: those are asked during the wait', async t => {
+  const { running, main, other, urls } = await heldSite(t, HELD_PAGES + OTHER_PAGES + 1_000)
   const store = join(t.testdir(), 's.sqlite')
   const since = running.journal.nextSeq
   const deferrals: string[] = []
@@ -63,13 +69,7 @@ t.test('an origin held by a Retry-After does not hold up another origin whose UR
 })
 
 t.test('a run that dies while an origin is held, its rows read past still pending, is resumed: the rerun asks what was not done, each URL once', async t => {
-  const running = await startFixtureSite(site, { journalSize: 2 * (HELD_PAGES + OTHER_PAGES) + 1_000 })
-  t.teardown(async () => { await running.close() })
-  const [main, other] = running.origins
-  const urls = [
-    ...Array.from({ length: HELD_PAGES }, (_, i) => `${main.url}/p?page=${i}`),
-    ...Array.from({ length: OTHER_PAGES }, (_, i) => `${other.url}/p?page=${i}`)
-  ]
+  const { running, main, other, urls } = await heldSite(t, 2 * (HELD_PAGES + OTHER_PAGES) + 1_000)
   const store = join(t.testdir(), 's.sqlite')
   const options = { urls, store, retain: 'none' as const, concurrency: 4, perOriginConcurrency: 1, robots: 'ignore' as const }
   let ended = 0
