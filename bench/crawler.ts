@@ -1,14 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { errors } from '../common/errors.js'
-import { fromRoot } from '../common/paths.js'
 import { formatBytes } from '../common/units.js'
 import { crawl } from '../crawler/index.js'
 import { bareLoop, floorContents, storeFloor } from './crawler-baselines.js'
 import { crawlerHeadline } from './headline.js'
+import { serveProcess } from './serve-process.js'
 
 /**
  * `webkrab bench crawler`: the reference crawler fetching N fixture URLs beside a
@@ -114,24 +112,10 @@ function positive (name: string, value: number | undefined, fallback: number, ma
   return v
 }
 
-/** Starts `webkrab serve` in a child process; resolves with its main origin's URL once it listens. */
+/** Starts `webkrab serve` (the built-in catalogue) in a child process; resolves with its main origin's URL once it listens. */
 export async function serveFixtureSite (journalSize: number): Promise<{ url: string, close: () => Promise<void> }> {
-  const child: ChildProcess = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--port', '0', '--journal-size', String(journalSize)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const close = async (): Promise<void> => {
-    if (child.exitCode !== null) return
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-  }
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-    lines.on('line', line => {
-      const m = /^origin \S+ (\S+)$/.exec(line)
-      if (m !== null) { lines.close(); resolve(m[1]) }
-    })
-    child.once('exit', code => { reject(errors.WEBKRAB_ERR_INTERNAL(`webkrab serve exited with ${String(code)} before listening`)) })
-  })
-  return { url, close }
+  const site = await serveProcess(['--port', '0', '--journal-size', String(journalSize)], 1)
+  return { url: site.origins[0], close: site.close }
 }
 
 /** Samples RSS while `work` runs; returns its result, elapsed time, CPU time and peak RSS. */

@@ -1,8 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { createInterface } from 'node:readline'
-import { errors } from '../common/errors.js'
-import { fromRoot } from '../common/paths.js'
+import { serveProcess, type ServeProcess } from './serve-process.js'
 
 /**
  * A fixture site of many origins for the crawler at scale: `count` origins on
@@ -21,43 +18,8 @@ export function originsSiteText (count: number, pageBytes: number): string {
   return `${lines.join('\n')}\n`
 }
 
-export interface OriginsSite {
-  /** Each origin's URL, no trailing slash, in the order `webkrab serve` printed them. */
-  origins: string[]
-  close: () => Promise<void>
-}
-
-/**
- * Writes the site file to `file`, starts `webkrab serve --site file` and resolves once
- * it has printed every origin's line (`origin NAME URL`, one write for them all).
- */
-export async function serveOriginsSite (file: string, count: number, pageBytes: number, journalSize: number): Promise<OriginsSite> {
+/** Writes the site file to `file` and starts `webkrab serve --site file` in a process of its own. */
+export async function serveOriginsSite (file: string, count: number, pageBytes: number, journalSize: number): Promise<ServeProcess> {
   writeFileSync(file, originsSiteText(count, pageBytes))
-  const child: ChildProcess = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--site', file, '--journal-size', String(journalSize)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } })
-  const close = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-  }
-  try {
-    const origins = await new Promise<string[]>((resolve, reject) => {
-      const found: string[] = []
-      const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-      lines.on('line', line => {
-        const m = /^origin \S+ (\S+)$/.exec(line)
-        if (m === null) return
-        found.push(m[1])
-        if (found.length === count) {
-          lines.close()
-          resolve(found)
-        }
-      })
-      child.once('exit', code => { reject(errors.WEBKRAB_ERR_INTERNAL(`webkrab serve --site exited with ${String(code)} before its ${count} origins listened`)) })
-    })
-    return { origins, close }
-  } catch (err) {
-    await close()
-    throw err
-  }
+  return await serveProcess(['--site', file, '--journal-size', String(journalSize)], count)
 }

@@ -2,8 +2,6 @@ import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, renameSync, 
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { errors } from '../../common/errors.js'
-import { collect } from '../../reports/load-report.js'
-import { readNdjson } from '../../reports/read-ndjson.js'
 import { INLINE_RESOURCE_LIMIT, type Exchange, type FetchReport, type ResourceReport } from '../../reports/report-types.js'
 import { isStorageFailure } from '../store/store-failure.js'
 import { NdjsonWriter } from './ndjson-writer.js'
@@ -173,8 +171,8 @@ export function partsFolder (report: FetchReport): string | null {
 
 /**
  * Ends a run's report: the single-file form when the run had at most the inline
- * limit of resources and seeds (the parts read back, in seed order and by `seq` as
- * the single-file report always listed them, then removed), else the split form
+ * limit of resources and seeds (the entries held, in seed order and by `seq` as
+ * the single-file report always listed them), else the split form
  * (the summary with `parts`). With `path`, the report file is written atomically.
  * A part the disk would not take is WEBKRAB_ERR_STORAGE, one line; the store was
  * committed by then, so only the report is lost.
@@ -190,14 +188,14 @@ export async function finishReport (path: string | null, builder: ReportBuilder,
     if (isStorageFailure(w.failure)) throw errors.WEBKRAB_ERR_STORAGE(`${where}: cannot write (${why}); the run completed and its store is committed, only the report is lost (at ${w.file})`, { cause: w.failure })
     throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: cannot write (${why}) at ${w.file}`, { cause: w.failure })
   }
-  if (builder.inline) {
+  // a report that fits one file was never split (the builder splits it once it cannot): its entries are held
+  const held = parts.held
+  if (builder.inline && held !== null) {
     const report = builder.summary(false)
     const order = builder.seedOrder()
     const at = (url: string): number => order.get(url) ?? order.size
-    const resources = parts.held?.resources ?? await collect(readNdjson<ResourceReport>(parts.lines?.resources.file ?? '', () => null))
-    report.resources = resources.map((r, i) => ({ r, i })).sort((a, b) => at(a.r.url) - at(b.r.url) || a.i - b.i).map(e => e.r)
-    report.exchanges = [...(parts.held?.exchanges ?? await collect(readNdjson<Exchange>(parts.lines?.exchanges.file ?? '', () => null)))].sort((a, b) => a.seq - b.seq)
-    removeParts(parts)
+    report.resources = held.resources.map((r, i) => ({ r, i })).sort((a, b) => at(a.r.url) - at(b.r.url) || a.i - b.i).map(e => e.r)
+    report.exchanges = [...held.exchanges].sort((a, b) => a.seq - b.seq)
     if (path !== null) writeReport(path, report)
     return report
   }

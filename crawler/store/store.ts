@@ -16,8 +16,8 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
  * Resource writes are grouped into one commit: at most this many, or as many as
  * arrive within BATCH_DELAY_MS. A crash loses at most the last group, never half a
  * record: a group is committed only between records (a write that fails halfway
- * through a record rolls its whole group back, see Store.fail). The delay is long enough that a run fetching a thousand pages a second
- * fills its groups (at 50 ms they averaged about 40 records, and each commit costs
+ * through a record rolls its whole group back, see Store.fail). The delay is long
+ * enough that a run fetching a thousand pages a second fills its groups (at 50 ms they averaged about 40 records, and each commit costs
  * about as much for 40 records as for 64), and short enough that a slow run still
  * commits several times a second.
  */
@@ -72,7 +72,6 @@ export class Store {
   private readonly db: Database.Database
   private readonly lock: StoreLock
   private readonly stmts: ReturnType<Store['prepare']>
-  private readonly writeRecord: (write: RecordWrite, body: BodyAction, observation: Observation | null) => number
   /** A record's statements are under way: a group cut short now would hold half of it. */
   private midRecord = false
   private batched = 0
@@ -85,35 +84,38 @@ export class Store {
     this.db = db
     this.lock = lock
     this.stmts = this.prepare()
-    // the record's statements run straight in the open group, with no savepoint of their own (one
-    // per record cost about a tenth of a page's store write): a record cut short is never
-    // committed, since its whole group is rolled back (fail())
-    this.writeRecord = (write: RecordWrite, body: BodyAction, observation: Observation | null): number => {
-      const vary = formatVary(write.vary) ?? ''
-      const known = this.rows.get(write.url)
-      // the deletes run only when the rows last seen for this URL say they would find something
-      if (known === undefined || known.some(r => r.vary !== vary)) this.stmts.deleteOtherVary.run(write.url, vary)
-      const had = known?.find(r => r.variantKey === write.variantKey)
-      const mayHoldBody = known === undefined || had?.body === true
-      const { id } = this.stmts.upsert.get(toParams(write)) as { id: number }
-      if (body.kind === 'replace') {
-        if (mayHoldBody) this.stmts.deleteBody.run(id)
-        // chunks written while the body streamed become the record's; the rest (all of a
-        // small body) is written straight to it, in this same transaction
-        if (body.body.staged) this.stmts.adoptStaged.run(id, body.body.staging)
-        const rest = body.body.takeRest()
-        if (rest !== null) this.stmts.insertOwnChunk.run(id, rest.seq, rest.data)
-      } else if (body.kind === 'drop') {
-        if (mayHoldBody) this.stmts.deleteBody.run(id)
-      }
-      if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
-      // a URL not looked up may hold other variants of this Vary: its rows stay unknown
-      if (known !== undefined) {
-        const kept = known.filter(r => r.vary === vary && r.variantKey !== write.variantKey)
-        this.remember(write.url, [...kept, { vary, variantKey: write.variantKey, body: body.kind === 'replace' || (body.kind === 'keep' && had?.body === true) }])
-      }
-      return id
+  }
+
+  /**
+   * A record's statements, straight in the open group with no savepoint of their own
+   * (one per record copied every page it touched into a statement journal): a record
+   * cut short is never committed, since its whole group is rolled back (save(), fail()).
+   */
+  private writeRecord (write: RecordWrite, body: BodyAction, observation: Observation | null): number {
+    const vary = formatVary(write.vary) ?? ''
+    const known = this.rows.get(write.url)
+    // the deletes run only when the rows last seen for this URL say they would find something
+    if (known === undefined || known.some(r => r.vary !== vary)) this.stmts.deleteOtherVary.run(write.url, vary)
+    const had = known?.find(r => r.variantKey === write.variantKey)
+    const mayHoldBody = known === undefined || had?.body === true
+    const { id } = this.stmts.upsert.get(toParams(write)) as { id: number }
+    if (body.kind === 'replace') {
+      if (mayHoldBody) this.stmts.deleteBody.run(id)
+      // chunks written while the body streamed become the record's; the rest (all of a
+      // small body) is written straight to it, in this same transaction
+      if (body.body.staged) this.stmts.adoptStaged.run(id, body.body.staging)
+      const rest = body.body.takeRest()
+      if (rest !== null) this.stmts.insertOwnChunk.run(id, rest.seq, rest.data)
+    } else if (body.kind === 'drop') {
+      if (mayHoldBody) this.stmts.deleteBody.run(id)
     }
+    if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
+    // a URL not looked up may hold other variants of this Vary: its rows stay unknown
+    if (known !== undefined) {
+      const kept = known.filter(r => r.vary === vary && r.variantKey !== write.variantKey)
+      this.remember(write.url, [...kept, { vary, variantKey: write.variantKey, body: body.kind === 'replace' || (body.kind === 'keep' && had?.body === true) }])
+    }
+    return id
   }
 
   /**
