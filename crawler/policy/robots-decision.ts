@@ -1,6 +1,7 @@
 import { formatDuration } from '../../common/units.js'
 import { robotsReadDue, type RobotsRecord } from './robots-fetch.js'
 import { matchRobots, robotsCrawlDelay } from './robots-match.js'
+import { originOf } from '../../common/origin-of.js'
 
 /** The rule that decided, as the report quotes it. */
 export interface RobotsRuleRef {
@@ -32,9 +33,9 @@ export interface RobotsDecisionInput {
 export function decideRobots (input: RobotsDecisionInput): RobotsDecision {
   const { record, serverNowMs } = input
   if (input.mode === 'ignore') return { action: 'allow', reason: 'robots.txt not consulted: --robots ignore', rule: null }
-  const url = new URL(input.url)
-  if (record !== null && record.origin !== url.origin) {
-    return { action: 'read-robots', reason: `the robots.txt record given is ${record.origin}'s, not ${url.origin}'s: each origin has its own (RFC 9309 section 2.3)` }
+  const origin = originOf(input.url)
+  if (record !== null && record.origin !== origin) {
+    return { action: 'read-robots', reason: `the robots.txt record given is ${record.origin}'s, not ${origin}'s: each origin has its own (RFC 9309 section 2.3)` }
   }
   const due = robotsReadDue(record, serverNowMs)
   if (record === null || due.due) return { action: 'read-robots', reason: due.reason }
@@ -42,6 +43,7 @@ export function decideRobots (input: RobotsDecisionInput): RobotsDecision {
     return { action: 'defer', until: record.readAgainAt, reason: record.reason }
   }
   if (record.access === 'allow-all' || record.rules === null) return { action: 'allow', reason: record.reason, rule: null }
+  const url = new URL(input.url)
   const match = matchRobots(record.rules, input.productToken, `${url.pathname}${url.search}`)
   const rule = match.rule === null ? null : { line: match.rule.line, text: match.rule.text }
   if (match.allowed) return { action: 'allow', reason: match.reason, rule }

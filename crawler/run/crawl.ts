@@ -28,6 +28,7 @@ import { Store } from '../store/store.js'
 import { RobotsReader } from './robots-reader.js'
 import { decideRobots } from '../policy/robots-decision.js'
 import type { StoredRecord } from '../store/stored-record.js'
+import { originOf } from '../../common/origin-of.js'
 
 /**
  * The run loop: wires the pure policies, the one fetch path and the store
@@ -177,7 +178,7 @@ class CrawlRun {
     const frontier = await Frontier.fill(this.store, this.seeds(), this.optionsKey(), opts.fresh, url => {
       if (first.length < INLINE_RESOURCE_LIMIT) first.push(url)
       if (opts.scopeFromSeeds) {
-        const origin = new URL(url).origin
+        const origin = originOf(url)
         if (!scope.has(origin)) {
           scope.add(origin)
           opts.budgets.scope.push(origin)
@@ -264,7 +265,7 @@ class CrawlRun {
     for (const [origin, d] of this.deferrals) this.holdOrigin(scheduler, origin, d)
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of state === 'postponed' ? this.postponed.splice(0) : []) {
-      this.window.add(task.index + 1, new URL(task.seed).origin)
+      this.window.add(task.index + 1, originOf(task.seed))
       this.prepare(task, scheduler)
     }
     do {
@@ -316,7 +317,7 @@ class CrawlRun {
           break
         }
         for (const row of rows) {
-          const origin = new URL(row.url).origin
+          const origin = originOf(row.url)
           const admission = this.window.admit(row.seq, origin, standing)
           // waiting for the row's origin: this row is the first read next time
           if (admission === 'wait') return
@@ -370,8 +371,7 @@ class CrawlRun {
 
   /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
   private prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
-    const url = new URL(task.url)
-    const origin = url.origin
+    const origin = originOf(task.url)
     if (task.hop === 0 && !this.opts.budgets.scope.includes(origin)) {
       task.decision = { action: 'skip', reason: `${origin} is outside the scope (${this.opts.budgets.scope.join(', ')})`, header: null, conditionalHeaders: {}, freshness: null }
       this.finish(task, { outcome: 'out-of-scope', reason: task.decision.reason, status: null, record: null, validator: validatorReport(null, null, null, null), requestContext: this.opts.headers })
@@ -656,7 +656,7 @@ class CrawlRun {
     if (task.finished) return
     task.finished = true
     this.window.remove(task.index + 1)
-    countSeedEnd(this.ends, { outcome: end.outcome, attempts: task.attemptLog.length, origin: new URL(task.url).origin })
+    countSeedEnd(this.ends, { outcome: end.outcome, attempts: task.attemptLog.length, origin: originOf(task.url) })
     this.planning?.settle(task, end)
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
     // done in the store's open write group, the one the task's record was written in

@@ -19,6 +19,7 @@ import { decideVisit } from '../policy/visit.js'
 import { validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import type { Store } from '../store/store.js'
 import type { StoredRecord } from '../store/stored-record.js'
+import { originOf } from '../../common/origin-of.js'
 
 /** What the plan says of one resource this run. */
 interface PlanEntry {
@@ -313,7 +314,7 @@ export class PlanRun {
    */
   visit (task: ResourceTask, serverNowMs: number, clockConfirmed: boolean): TaskEnd | null {
     if (task.hop > 0 || task.decision === null) return null
-    const run = this.origins.get(new URL(task.url).origin)
+    const run = this.origins.get(originOf(task.url))
     if (run === undefined) return null
     let entry: PlanEntry | undefined
     if (run.plan === null && !clockConfirmed && run.probe?.snapshot.url === task.url) {
@@ -387,7 +388,7 @@ export class PlanRun {
   settle (task: ResourceTask, end: TaskEnd): void {
     if (task.plan === null || task.url !== task.seed) return
     const before = this.decided.get(task.seed)
-    const run = this.origins.get(new URL(task.seed).origin)
+    const run = this.origins.get(originOf(task.seed))
     const after = end.record
     if (before === undefined || run === undefined || after === null || (end.status !== 200 && end.status !== 304)) return
     const last = task.attemptLog[task.attemptLog.length - 1]

@@ -4,6 +4,7 @@ import {
   type IncompleteEntry, type OriginRobots, type OriginSummary, type ResourceReport, type ResumedRun, type RunSummary, type StoppedBy
 } from '../../reports/report-types.js'
 import type { CrawlEvent } from './crawl-events.js'
+import { originOf as parsedOrigin } from '../../common/origin-of.js'
 
 /** Where each resource and exchange goes as it ends (report-parts.ts writes them as NDJSON). */
 export interface ReportSink {
@@ -330,7 +331,7 @@ function same (a: Deferral, b: Deferral): boolean {
 
 function originOf (url: string): string {
   try {
-    return new URL(url).origin
+    return parsedOrigin(url)
   } catch {
     return url
   }

@@ -8,6 +8,7 @@ import type { CrawlEvent } from './crawl-events.js'
 import type { ResolvedOptions } from './crawl-options.js'
 import type { OriginClocks } from './origin-clocks.js'
 import { exchangeOf } from './exchange-of.js'
+import { originOf } from '../../common/origin-of.js'
 
 /**
  * Decoded bytes of robots.txt kept: the parsing limit (RFC 9309 section 2.5, "at least
@@ -112,7 +113,7 @@ export class RobotsReader {
           }
         }
       }, context.runSignal)
-      deps.clocks.learn(new URL(url).origin, result.headers.date)
+      deps.clocks.learn(originOf(url), result.headers.date)
       const answer = answerOf(result, Buffer.concat(body, kept))
       const step = judgeRobotsAnswer({ origin, chain, answer, serverNowMs: deps.clocks.now(origin), previous, random: Math.random })
       this.emitExchange(url, headers, Object.keys(conditional).length > 0, result, startMs)
@@ -138,7 +139,7 @@ export class RobotsReader {
   }
 
   private emitExchange (url: string, headers: Record<string, string>, conditional: boolean, result: FetchResult, startMs: number): void {
-    const exchange = exchangeOf({ seq: this.deps.nextSeq(), url, origin: new URL(url).origin, kind: 'robots', conditional, headers, result, startMs, budgetIsError: false })
+    const exchange = exchangeOf({ seq: this.deps.nextSeq(), url, origin: originOf(url), kind: 'robots', conditional, headers, result, startMs, budgetIsError: false })
     this.deps.emit({ type: 'exchange', exchange, savedBytes: 0 })
   }
 }

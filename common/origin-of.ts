@@ -1,0 +1,39 @@
+/**
+ * A URL's origin (`new URL(url).origin`), parsed once per scheme and authority.
+ *
+ * The run asks for the origin of every URL several times (the window, the scheduler, the
+ * robots decision, the report's per-origin tallies); a full parse each time was a visible
+ * share of the crawler's own CPU per page. The origin depends only on the text before the
+ * path, query or fragment, so that prefix is parsed instead, and remembered. Text the
+ * prefix rule does not cover (no `://`) is parsed whole, as before.
+ */
+
+/** Distinct prefixes remembered; past this the memory is dropped and starts again (a run over many origins parses each again, once). */
+const REMEMBERED = 4096
+
+const origins = new Map<string, string>()
+
+/** The end of the authority that starts at `from`: the first `/`, `?`, `#` or `\` (a path separator in http and https). */
+function authorityEnd (url: string, from: number): number {
+  for (let i = from; i < url.length; i++) {
+    const c = url.charCodeAt(i)
+    if (c === 0x2f || c === 0x3f || c === 0x23 || c === 0x5c) return i
+  }
+  return url.length
+}
+
+/** `new URL(url).origin`, with the same result and the same TypeError for text that is not a URL. */
+export function originOf (url: string): string {
+  const scheme = url.indexOf('://')
+  if (scheme <= 0) return new URL(url).origin
+  const prefix = url.slice(0, authorityEnd(url, scheme + 3))
+  let origin = origins.get(prefix)
+  if (origin === undefined) {
+    // parsed whole the first time, so the origin remembered is exactly new URL's (text that is
+    // not a URL throws, and is not remembered)
+    origin = new URL(url).origin
+    if (origins.size >= REMEMBERED) origins.clear()
+    origins.set(prefix, origin)
+  }
+  return origin
+}
