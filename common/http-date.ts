@@ -82,8 +82,9 @@ function trimOws (value: string): string {
   return value.replace(/^[ \t]+|[ \t]+$/g, '')
 }
 
-/** The last IMF-fixdate parseHttpDate read, and what it meant. */
-let lastFixdate: { value: string | null, ms: number | null } = { value: null, ms: null }
+/** IMF-fixdates parseHttpDate has read, and what each meant: at most FIXDATES_KEPT, then forgotten all at once. */
+const fixdates = new Map<string, number | null>()
+const FIXDATES_KEPT = 64
 
 /**
  * Parses an HTTP-date in any of the three formats of RFC 9110 section 5.6.7 and
@@ -98,15 +99,17 @@ let lastFixdate: { value: string | null, ms: number | null } = { value: null, ms
  */
 export function parseHttpDate (value: string, nowMs: number = Date.now()): number | null {
   if (typeof value !== 'string' || value.length > 64) return null
-  // a run reads the same Date (and Last-Modified) over and over: an IMF-fixdate means the
-  // same instant whatever the clock, so the last one parsed is kept
-  if (value === lastFixdate.value) return lastFixdate.ms
+  // a run reads the same few Dates and Last-Modifieds over and over, in turn: an IMF-fixdate
+  // means the same instant whatever the clock, so the ones parsed lately are kept
+  const known = fixdates.get(value)
+  if (known !== undefined) return known
   const text = trimOws(value)
   let m = IMF_FIXDATE.exec(text)
   if (m !== null) {
     const ms = toEpochMs(Number(m[4]), MONTHS.indexOf(m[3] as typeof MONTHS[number]) + 1, Number(m[2]),
       Number(m[5]), Number(m[6]), Number(m[7]))
-    lastFixdate = { value, ms }
+    if (fixdates.size >= FIXDATES_KEPT) fixdates.clear()
+    fixdates.set(value, ms)
     return ms
   }
   m = RFC850_DATE.exec(text)

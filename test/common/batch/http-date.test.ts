@@ -104,3 +104,19 @@ t.test('formatHttpDate refuses an instant the format cannot express', async t =>
   t.throws(() => formatHttpDate(MAX_HTTP_DATE_MS + 1000), RangeError)
   t.throws(() => formatHttpDate(Number.NaN), RangeError)
 })
+
+t.test('dates read again, in turn, mean what they meant the first time (the parsed ones are remembered)', async t => {
+  const dates = ['Sun, 06 Nov 1994 08:49:37 GMT', 'Mon, 22 Dec 2025 00:00:00 GMT', ' Thu, 01 Jan 2026 00:00:00 GMT\t', 'Sat, 31 Feb 2026 00:00:00 GMT']
+  const expected = [RFC_EXAMPLE_MS, Date.UTC(2025, 11, 22), Date.UTC(2026, 0, 1), null]
+  for (let round = 0; round < 3; round++) {
+    dates.forEach((d, i) => { t.equal(parseHttpDate(d), expected[i], `round ${round + 1}: ${JSON.stringify(d)}`) })
+  }
+  // more distinct dates than are kept: each still parses to its own instant
+  for (let round = 0; round < 2; round++) {
+    for (let s = 0; s < 200; s++) {
+      const ms = Date.UTC(2026, 0, 1, 0, 0, s)
+      if (parseHttpDate(formatHttpDate(ms)) !== ms) t.fail(`second ${s} of round ${round + 1}`)
+    }
+  }
+  t.pass('200 distinct dates, twice')
+})
