@@ -17,9 +17,10 @@ export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
  * arrive within BATCH_DELAY_MS. A crash loses at most the last group, never half a
  * record: a group is committed only between records (a write that fails halfway
  * through a record rolls its whole group back, see Store.fail). The delay is long
- * enough that a run fetching a thousand pages a second fills its groups (at 50 ms they averaged about 40 records, and each commit costs
- * about as much for 40 records as for 64), and short enough that a slow run still
- * commits several times a second.
+ * enough that a run fetching a thousand pages a second fills its groups (at 50 ms
+ * they averaged about 40 records, and each commit costs about as much for 40
+ * records as for 64), and short enough that a slow run still commits several times
+ * a second.
  */
 export const BATCH_RECORDS = 64
 export const BATCH_DELAY_MS = 200
@@ -159,17 +160,18 @@ export class Store {
 
   private prepare () {
     const db = this.db
+    const insertResource = `INSERT INTO resources (${RESOURCE_COLUMNS.join(', ')}) VALUES (${RESOURCE_COLUMNS.map(() => '?').join(', ')})`
     return {
       byUrl: db.prepare<[string], ResourceRow>('SELECT * FROM resources WHERE url = ? ORDER BY id'),
       byId: db.prepare<[number], ResourceRow>('SELECT * FROM resources WHERE id = ?'),
       all: db.prepare<[], ResourceRow>('SELECT * FROM resources ORDER BY url, variant_key'),
       deleteOtherVary: db.prepare<[string, string]>('DELETE FROM resources WHERE url = ? AND coalesce(vary, \'\') <> ?'),
       upsert: db.prepare<unknown[], { id: number }>(`
-        INSERT INTO resources (${RESOURCE_COLUMNS.join(', ')}) VALUES (${RESOURCE_COLUMNS.map(() => '?').join(', ')})
+        ${insertResource}
         ON CONFLICT (url, variant_key) DO UPDATE SET
           ${RESOURCE_COLUMNS.filter(c => c !== 'url' && c !== 'variant_key').map(c => c === 'change_history' ? `${c} = coalesce(excluded.${c}, resources.${c})` : `${c} = excluded.${c}`).join(', ')}
         RETURNING id`),
-      insert: db.prepare<unknown[]>(`INSERT INTO resources (${RESOURCE_COLUMNS.join(', ')}) VALUES (${RESOURCE_COLUMNS.map(() => '?').join(', ')})`),
+      insert: db.prepare<unknown[]>(insertResource),
       noteAnswer: db.prepare<[number | null, string, number, number]>('UPDATE resources SET last_status = ?, last_outcome = ?, last_seen_ms = ? WHERE id = ?'),
       insertChunk: db.prepare<[string, number, Buffer]>('INSERT INTO bodies (staging, seq, data) VALUES (?, ?, ?)'),
       insertOwnChunk: db.prepare<[number, number, Buffer]>('INSERT INTO bodies (resource_id, seq, data) VALUES (?, ?, ?)'),
