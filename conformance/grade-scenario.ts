@@ -2,7 +2,7 @@ import type { Assertion, Basis, Level, Scenario, ScenarioKind, Score } from './s
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
 import { untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
-import { checkEcho, checkHeader } from './checks/request-headers.js'
+import { checkConditional, checkEcho, checkHeader } from './checks/request-headers.js'
 import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from './checks/request-timing.js'
 import { checkReport, checkResource } from './checks/report-values.js'
 
@@ -50,6 +50,7 @@ export function runCheck (a: Assertion, ctx: GradeContext): CheckResult {
     case 'order': return checkOrder((a as Extract<Assertion, { order: unknown }>).order, ctx)
     case 'header': return checkHeader((a as Extract<Assertion, { header: unknown }>).header, ctx)
     case 'echo': return checkEcho((a as Extract<Assertion, { echo: unknown }>).echo, ctx)
+    case 'conditional': return checkConditional((a as Extract<Assertion, { conditional: unknown }>).conditional, ctx)
     case 'retry_after': return checkRetryAfter((a as Extract<Assertion, { retry_after: unknown }>).retry_after, ctx)
     case 'gap': return checkGap((a as Extract<Assertion, { gap: unknown }>).gap, ctx)
     case 'concurrency': return checkConcurrency((a as Extract<Assertion, { concurrency: unknown }>).concurrency, ctx)

@@ -75,6 +75,8 @@ export interface EchoAssertion {
     response_header: string
   }
 }
+/** Each fitting request is conditional: it carries a precondition field of RFC 9110 §13.1 (CONDITIONAL_FIELDS). */
+export interface ConditionalAssertion { conditional: RequestSelector }
 export interface RetryAfterAssertion { retry_after: RequestSelector & { scope?: 'origin' | 'path' } }
 export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed', /** Only the gap before the Nth fitting request. */ before?: number } }
 export interface ConcurrencyAssertion { concurrency: RequestSelector & { at_most?: number, at_least?: number, per?: 'origin' | 'all' } }
@@ -99,13 +101,13 @@ export interface ResourceAssertion {
 }
 
 export type AssertionBody =
-  | RequestsAssertion | NoRequestsAssertion | HeaderAssertion | EchoAssertion | RetryAfterAssertion
+  | RequestsAssertion | NoRequestsAssertion | HeaderAssertion | EchoAssertion | ConditionalAssertion | RetryAfterAssertion
   | GapAssertion | ConcurrencyAssertion | OrderAssertion | DurationAssertion | ReportAssertion | ResourceAssertion
 
-export type AssertionType = 'requests' | 'no_requests' | 'header' | 'echo' | 'retry_after' | 'gap'
+export type AssertionType = 'requests' | 'no_requests' | 'header' | 'echo' | 'conditional' | 'retry_after' | 'gap'
   | 'concurrency' | 'order' | 'duration' | 'report' | 'resource'
 
-export const JOURNAL_ASSERTIONS: readonly AssertionType[] = ['requests', 'no_requests', 'header', 'echo', 'retry_after', 'gap', 'concurrency', 'order', 'duration']
+export const JOURNAL_ASSERTIONS: readonly AssertionType[] = ['requests', 'no_requests', 'header', 'echo', 'conditional', 'retry_after', 'gap', 'concurrency', 'order', 'duration']
 export const REPORT_ASSERTIONS: readonly AssertionType[] = ['report', 'resource']
 export const ASSERTION_TYPES: readonly AssertionType[] = [...JOURNAL_ASSERTIONS, ...REPORT_ASSERTIONS]
 

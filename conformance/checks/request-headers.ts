@@ -1,5 +1,5 @@
 import { linearRegExp } from '../../common/linear-regex.js'
-import type { EchoAssertion, HeaderAssertion } from '../scenario-types.js'
+import type { EchoAssertion, HeaderAssertion, RequestSelector } from '../scenario-types.js'
 import type { Seen } from '../site-driver.js'
 import { describeSelector, fits, nameRequest, nameResponse, selectRequests } from '../select-requests.js'
 import { fail, pass, plural, untested, type CheckResult, type GradeContext } from './check-types.js'
@@ -61,17 +61,42 @@ export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
   return pass(`${plural(chosen.length, 'request')} (${what}) ${rule}`)
 }
 
+/** The precondition fields of RFC 9110 §13.1: a request carrying any of them is conditional. */
+export const CONDITIONAL_FIELDS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'if-range'] as const
+
+function isConditional (s: Seen): boolean {
+  return CONDITIONAL_FIELDS.some(name => s.headers[name] !== undefined)
+}
+
+const CONDITIONAL_NAMES = 'If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since or If-Range'
+
+/** `conditional`: each fitting request carries a precondition field (it revalidates rather than fetching again in full). */
+export function checkConditional (spec: RequestSelector, ctx: GradeContext): CheckResult {
+  const found = selectRequests(ctx.seen, spec)
+  const what = describeSelector(spec, 'request')
+  if (found.length === 0) return untested(`no ${what} to check; the server saw none`)
+  const unconditional = found.find(s => !isConditional(s))
+  if (unconditional !== undefined) return fail(`${nameRequest(ctx.seen, unconditional)} was unconditional: it carried no ${CONDITIONAL_NAMES}`)
+  return pass(`${plural(found.length, 'request')} (${what}), each conditional`)
+}
+
 /**
  * `echo`: a request header carries the value the server last sent in a response
  * header for the same origin and path (If-None-Match equals the latest ETag, RFC
  * 9110 §13.1.2; If-Modified-Since equals the latest Last-Modified byte for byte,
  * §13.1.3). A 304's new validator counts as the latest (RFC 9111 §4.3.4).
+ *
+ * What it checks is what a conditional request carries (the keywords of RFC 9111
+ * §4.3.1 are on a conditional request a cache generates): an unconditional request
+ * has nothing to check here, and leaves the assertion untested when no other did.
+ * Whether a revisit should have been conditional is a `conditional` assertion's.
  */
 export function checkEcho (spec: EchoSpec, ctx: GradeContext): CheckResult {
   const reqName = spec.request_header.toLowerCase()
   const resName = spec.response_header.toLowerCase()
   const targets = selectRequests(ctx.seen, spec)
   let checked = 0
+  let unconditional: Seen | undefined
   for (const s of targets) {
     const index = ctx.seen.indexOf(s)
     let source: Seen | undefined
@@ -84,6 +109,10 @@ export function checkEcho (spec: EchoSpec, ctx: GradeContext): CheckResult {
       }
     }
     if (source === undefined) continue
+    if (!isConditional(s)) {
+      unconditional ??= s
+      continue
+    }
     checked++
     const sent = source.responseHeaders[resName]
     const got = s.headers[reqName]
@@ -93,6 +122,9 @@ export function checkEcho (spec: EchoSpec, ctx: GradeContext): CheckResult {
     if (got !== sent) return fail(`${req} carried ${spec.request_header} ${quoteValue(got)}; ${res}`)
   }
   const what = describeSelector(spec, 'request')
+  if (checked === 0 && unconditional !== undefined) {
+    return untested(`${nameRequest(ctx.seen, unconditional)} was unconditional (no ${CONDITIONAL_NAMES}): no conditional request to check ${spec.request_header} on`)
+  }
   if (checked === 0) {
     return untested(targets.length === 0
       ? `no ${what} after a response with ${spec.response_header} to check ${spec.request_header} on; the server saw none`

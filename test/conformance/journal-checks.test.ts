@@ -2,7 +2,7 @@ import t from 'tap'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { GradeContext } from '../../conformance/checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from '../../conformance/checks/request-counts.js'
-import { checkEcho, checkHeader } from '../../conformance/checks/request-headers.js'
+import { checkConditional, checkEcho, checkHeader } from '../../conformance/checks/request-headers.js'
 import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from '../../conformance/checks/request-timing.js'
 import { startSite, type RunningSite, type Seen } from '../../conformance/site-driver.js'
 
@@ -108,13 +108,43 @@ t.test('echo passes when If-None-Match carries the ETag the server sent last', a
   t.equal(r.status, 'pass', r.message)
 })
 
-t.test('echo says which request dropped If-None-Match and what the server had sent', async t => {
+t.test('echo says which conditional request dropped If-None-Match and what the server had sent', async t => {
   const u = `${site.url}/validators/strong`
   let etag = ''
-  const ctx = await journal(site, [async () => { etag = (await get(u)).headers.get('etag') ?? '' }, async () => { await get(u) }])
+  let lastModified = ''
+  const ctx = await journal(site, [
+    async () => { const res = await get(u); etag = res.headers.get('etag') ?? ''; lastModified = res.headers.get('last-modified') ?? '' },
+    // conditional, on the date alone: RFC 9111 §4.3.1's MUST on entity tags applies, and is broken
+    async () => { await get(u, { 'if-modified-since': lastModified }) }
+  ])
   const r = checkEcho({ path: '/validators/strong', step: 2, request_header: 'If-None-Match', response_header: 'ETag' }, ctx)
   t.equal(r.status, 'fail')
   t.equal(r.message, `request 2 to /validators/strong (step 2) carried no If-None-Match; response 1 (200) had ETag ${etag}`)
+})
+
+t.test('echo leaves an unconditional revisit untested: it is no conditional request, so it carries nothing to check', async t => {
+  const u = `${site.url}/validators/strong`
+  const ctx = await journal(site, [async () => { await get(u) }, async () => { await get(u) }])
+  const r = checkEcho({ path: '/validators/strong', step: 2, request_header: 'If-None-Match', response_header: 'ETag' }, ctx)
+  t.equal(r.status, 'untested')
+  t.equal(r.message, 'request 2 to /validators/strong (step 2) was unconditional (no If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since or If-Range): no conditional request to check If-None-Match on')
+})
+
+t.test('conditional passes when every fitting request carries a precondition field, and names the first that does not', async t => {
+  const u = `${site.url}/validators/strong`
+  let etag = ''
+  const ctx = await journal(site, [
+    async () => { etag = (await get(u)).headers.get('etag') ?? '' },
+    async () => { await get(u, { 'if-none-match': etag }) },
+    async () => { await get(u, { 'if-modified-since': 'Thu, 01 Jan 2026 00:00:00 GMT' }) },
+    async () => { await get(u, { 'if-none-match': etag }); await get(u) }
+  ])
+  t.equal(checkConditional({ path: '/validators/strong', step: [2, 3] }, ctx).status, 'pass', 'If-None-Match, or If-Modified-Since alone, makes a request conditional')
+  const r = checkConditional({ path: '/validators/strong', step: 4 }, ctx)
+  t.equal(r.status, 'fail')
+  t.equal(r.message, 'request 5 to /validators/strong (step 4) was unconditional: it carried no If-None-Match, If-Modified-Since, If-Match, If-Unmodified-Since or If-Range')
+  const none = checkConditional({ path: '/validators/strong', step: 5 }, ctx)
+  t.equal(none.status, 'untested', 'no revisit at all is for a count to judge, not passed vacuously')
 })
 
 t.test('echo wants the tag a 304 carried, not the one stored before it', async t => {

@@ -111,13 +111,15 @@ steps:
   - advance: 30d
   - crawl: { urls: [/validators/etag-only] }
 assertions:
+  - { id: asked, level: must, rule: revisit-revalidates, reason: "WebKrab rule revisit-revalidates: the revisit is conditional.", conditional: { path: /validators/etag-only, step: 3 } }
   - { id: echoed, level: must, rule: conditional-sends-stored-validator, reason: "RFC 9111 §4.3.1: the entity tag goes back.", echo: { path: /validators/etag-only, step: 3, request_header: If-None-Match, response_header: ETag } }
   - { id: reported, level: should, rule: change-judged-by-content, reason: "WebKrab rule change-judged-by-content: reported unchanged.", resource: { step: 3, url: /validators/etag-only, field: outcome, equals: unchanged } }
 `, commandAdapter({ command: 'curl --silent --output /dev/null {url}' }), 'validators')
-  t.equal(r.verdict, 'fail', 'a crawler that never sends a stored ETag still fails, at must')
-  const echoed = r.assertions.find(a => a.id === 'echoed')
-  t.match(echoed, { status: 'fail', score: 'rfc', basis: 'rfc-must' })
-  t.match(r.message, /echoed \(RFC MUST\): request 2 .* carried no If-None-Match/)
+  t.equal(r.verdict, 'fail', 'a crawler that never revalidates still fails, at must')
+  t.match(r.assertions.find(a => a.id === 'asked'), { status: 'fail', score: 'profile', basis: 'profile' })
+  t.match(r.message, /asked \(WebKrab profile, must\): request 2 .* was unconditional/)
+  // RFC 9111 §4.3.1's MUST is on what a conditional request carries: an unconditional one breaks no RFC rule
+  t.match(r.assertions.find(a => a.id === 'echoed'), { status: 'untested', score: 'rfc' })
   t.match(r.assertions.find(a => a.id === 'reported'), { status: 'untested', score: 'reporting' })
 })
 
@@ -304,13 +306,13 @@ steps:
   - crawl: { urls: [/validators/etag-only] }
 assertions:
   - { id: fetched-once, basis: setup, level: must, reason: "the first visit fetches the page once.", requests: { path: /validators/etag-only, step: 1, count: 1 } }
-  - { id: echoed, level: must, rule: conditional-sends-stored-validator, reason: "RFC 9111 §4.3.1: the entity tag goes back.", echo: { path: /validators/etag-only, step: 3, request_header: If-None-Match, response_header: ETag } }
+  - { id: asked, level: must, rule: revisit-revalidates, reason: "WebKrab rule revisit-revalidates: the revisit is conditional.", conditional: { path: /validators/etag-only, step: 3 } }
 `, commandAdapter({ command: 'curl --silent --output /dev/null {url} {url}' }), 'validators')
   t.equal(r.verdict, 'setup-fail')
   t.match(r.message, /precondition fetched-once not met/)
-  const echoed = r.assertions.find(a => a.id === 'echoed')
-  t.equal(echoed?.status, 'untested', 'not a fail')
-  t.match(echoed?.message, /^not graded, a precondition failed \(it found: /)
+  const asked = r.assertions.find(a => a.id === 'asked')
+  t.equal(asked?.status, 'untested', 'not a fail')
+  t.match(asked?.message, /^not graded, a precondition failed \(it found: request \d+ to \/validators\/etag-only \(step 3\) was unconditional/)
 })
 
 t.test('a command\'s recorded output names no machine folder of this package: committed results stay package-relative', async t => {
