@@ -317,6 +317,8 @@ assertions:
 
 t.test('a command\'s recorded output names no machine folder of this package: committed results stay package-relative', async t => {
   const { packageRoot } = await import('../../common/paths.js')
+  // a tool's cut leaves at least six characters of the folder ("/tmp/c..."); fewer could be any path
+  const cut = packageRoot.slice(0, Math.max(6, packageRoot.length - 2))
   const r = await run(`id: validators-paths
 name: The page is fetched once.
 kind: required
@@ -325,10 +327,10 @@ steps:
   - crawl: { urls: [/validators/strong] }
 assertions:
   - { id: once, level: must, needs: [], reason: "WebKrab rule: one request.", requests: { path: /validators/strong, count: 1 } }
-`, commandAdapter({ command: `echo ${packageRoot}/x; echo "(${packageRoot.slice(0, -2)}...[truncated]"; curl --silent --output /dev/null {url}` }), 'validators')
+`, commandAdapter({ command: `echo ${packageRoot}/x; echo "(${cut}...[truncated]"; curl --silent --output /dev/null {url}` }), 'validators')
   const recorded = JSON.stringify(r.steps)
   t.notMatch(recorded, `${packageRoot}/`, 'the package folder is made relative')
-  t.notMatch(recorded, packageRoot.slice(0, -2), 'a path to it that a tool cut short is dropped too')
+  t.notMatch(recorded, cut, 'a path to it that a tool cut short is dropped too')
   t.match(recorded, /"stdout":"x\\n\(\.\.\.\[truncated\]\\n"/)
 })
 
