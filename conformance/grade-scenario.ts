@@ -1,4 +1,5 @@
-import type { Assertion, Basis, Level, Scenario, ScenarioKind, Score } from './scenario-types.js'
+import { LEVEL_RANK, type Assertion, type Basis, type Level, type RequestSelector, type Scenario, type ScenarioKind, type Score } from './scenario-types.js'
+import { describeSelector, fits } from './select-requests.js'
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
 import { untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
@@ -40,6 +41,8 @@ export interface AssertionResult {
   message: string
   /** The adapter lists this failure as known, with this reason. */
   expected: string | null
+  /** Not counted: it failed as a consequence of this earlier assertion's failure (`depends_on`). */
+  consequenceOf?: string
 }
 
 /** Runs one assertion's check. */
@@ -70,7 +73,7 @@ export const TOLD_EVERYTHING: Told = { has: () => true }
 
 /** Grades every assertion of a scenario against what the site saw and the crawler reported. */
 export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: Told = TOLD_EVERYTHING, profile: ProfileMode = 'default'): AssertionResult[] {
-  return scenario.assertions.map(a => {
+  return markConsequences(scenario.assertions.map(a => {
     const level = effectiveLevel(a, profile)
     const base = { id: a.id, type: a.type, level, basis: a.basis, score: a.score, reason: a.reason, rules: a.rules, expected: null }
     const missing = a.needs.filter(n => !told.has(n))
@@ -79,8 +82,41 @@ export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: To
       ? untested('profile rules are left out (--profile off)')
       : missing.length > 0
         ? untested(`the crawler was not told ${missing.map(m => m === 'headers' ? 'the request headers' : m).join(', ')} (its adapter does not pass ${missing.length === 1 ? 'it' : 'them'})`)
-        : runCheck(a, ctx)
+        : a.applies_when !== undefined
+          ? checkFromThenOn(a, a.applies_when, ctx)
+          : runCheck(a, ctx)
     return { ...base, status: r.status, message: r.message }
+  }), scenario.assertions)
+}
+
+/**
+ * A rule that applies once something has happened (RFC 9309's, once the crawler
+ * asked for robots.txt): graded on the requests from the first one fitting
+ * `when` on, and untested when none fits.
+ */
+function checkFromThenOn (a: Assertion, when: RequestSelector, ctx: GradeContext): CheckResult {
+  const first = ctx.seen.findIndex(s => fits(when, s))
+  const what = describeSelector(when)
+  if (first < 0) return untested(`not graded: the rule applies once the crawler has made a ${what}, and it made none`)
+  const r = runCheck(a, { ...ctx, seen: ctx.seen.slice(first) })
+  return r.status === 'fail' ? { ...r, message: `after its first ${what}: ${r.message}` } : r
+}
+
+/**
+ * One cause, counted once: a failure of an assertion whose `depends_on` names one
+ * that failed (or was itself such a consequence) is shown as that one's consequence,
+ * not graded. Only where the cause's level, as graded, is at least its own and the
+ * cause decides as much, so the scenario's verdict stays what it was. A pass is kept.
+ */
+export function markConsequences (results: AssertionResult[], assertions: Array<Pick<Assertion, 'depends_on'>>): AssertionResult[] {
+  const failedAt = new Map<string, AssertionResult>()
+  return results.map((r, i) => {
+    const cause = r.status === 'fail'
+      ? assertions[i].depends_on.map(d => failedAt.get(d)).find(c => c !== undefined && LEVEL_RANK[c.level] >= LEVEL_RANK[r.level] && (isBehaviour(c) || !isBehaviour(r)))
+      : undefined
+    const shown = cause === undefined ? r : { ...r, status: 'untested' as const, consequenceOf: cause.consequenceOf ?? cause.id, message: `not graded, a consequence of ${cause.id}, which failed (it found: ${r.message})` }
+    if (r.status === 'fail') failedAt.set(r.id, cause ?? r)
+    return shown
   })
 }
 

@@ -4,7 +4,7 @@ import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration } from '../common/units.js'
 import {
-  ASSERTION_TYPES, REPORT_ASSERTIONS, levelOfBasis, type Assertion, type AssertionType, type Basis, type Level, type Scenario, type Score, type Step, type StepType
+  ASSERTION_TYPES, LEVEL_RANK, REPORT_ASSERTIONS, levelOfBasis, type Assertion, type AssertionType, type Basis, type Level, type Scenario, type Score, type Step, type StepType
 } from './scenario-types.js'
 import { linearRegExpProblem } from '../common/linear-regex.js'
 import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from '../common/yaml-diagnostics.js'
@@ -194,6 +194,21 @@ export async function parseScenario (text: string, file: string, options: LoadOp
   const refRules = (raw.refs as string[]).flatMap((r, i) => cites(r, ['refs', i]))
 
   const seen = new Set<string>()
+  // An assertion follows only from one before it, no stricter than it, and an RFC assertion only
+  // from another: its failure is then shown as that one's consequence without changing the verdict.
+  const earlier = new Map<string, { level: Level, score: Score }>()
+  const checkCause = (dep: string, a: { id: string, level: Level, score: Score }, path: Array<string | number>): void => {
+    const cause = earlier.get(dep)
+    if (dep === a.id) throw bad(path, `assertion "${a.id}" cannot depend on itself`)
+    if (a.score === 'setup') throw bad(path, `"${a.id}" is a precondition (basis: setup): it is always graded, and its failure already holds back everything else`)
+    if (cause === undefined) {
+      const later = (raw.assertions as Array<Record<string, unknown>>).some(b => b.id === dep)
+      throw bad(path, later ? `"${dep}" comes after "${a.id}": depends_on names assertions above this one` : `"${dep}" is not an assertion of this scenario`)
+    }
+    if (LEVEL_RANK[a.level] > LEVEL_RANK[cause.level]) throw bad(path, `"${a.id}" (${a.level}) cannot depend on "${dep}" (${cause.level}): a consequence may not be stricter than its cause, or a ${a.level} failure would go uncounted`)
+    if (cause.score === 'reporting' && a.score !== 'reporting') throw bad(path, `"${a.id}" cannot depend on "${dep}", a report check: what the server saw does not follow from what a report says`)
+    if (a.score === 'rfc' && cause.score !== 'rfc') throw bad(path, `"${a.id}" rests on an RFC keyword and cannot depend on "${dep}", a WebKrab profile assertion: the RFC score counts the same under every --profile`)
+  }
   const assertions = (raw.assertions as Array<Record<string, unknown>>).map((body, i): Assertion => {
     const types = ASSERTION_TYPES.filter(t => t in body)
     if (types.length !== 1) {
@@ -206,13 +221,17 @@ export async function parseScenario (text: string, file: string, options: LoadOp
     if (seen.has(aid)) throw bad(['assertions', i, 'id'], `assertion id "${aid}" is used twice in this scenario`)
     seen.add(aid)
     checkAssertion(type, body[type], ['assertions', i, type], steps, bad, checkOrigin, checkUrl)
+    if (body.applies_when !== undefined) checkAssertion('no_requests', body.applies_when, ['assertions', i, 'applies_when'], steps, bad, checkOrigin, checkUrl)
     const cited = cites(body.reason as string, ['assertions', i, 'reason'])
     const named = body.rule as string | undefined
     if (named !== undefined && !known.has(named)) throw bad(['assertions', i, 'rule'], `rule "${named}" is not in the rules catalogue (conformance/rules.yaml)`)
     const rules = named !== undefined ? [...new Set([named, ...cited])] : cited
     const { basis, score } = basisOf(type, body, named !== undefined ? known.get(named) : (cited.length > 0 ? known.get(cited[0]) : undefined), ['assertions', i], bad)
     const needs = (body.needs as string[] | undefined) ?? neededBy(type, body[type], steps)
-    return { ...body, type, rules, basis, score, needs, pos: positionOf(src, ['assertions', i]) } as Assertion
+    const dependsOn = (body.depends_on as string[] | undefined) ?? []
+    dependsOn.forEach((dep, j) => { checkCause(dep, { id: aid, level: body.level as Level, score }, ['assertions', i, 'depends_on', j]) })
+    earlier.set(aid, { level: body.level as Level, score })
+    return { ...body, type, rules, basis, score, needs, depends_on: dependsOn, pos: positionOf(src, ['assertions', i]) } as Assertion
   })
 
   return {

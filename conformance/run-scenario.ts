@@ -97,6 +97,8 @@ export interface ScenarioRunOptions {
  * otherwise the step that moves it.
  */
 export function clockMovingStep (scenario: Scenario): Step | null {
+  // a site clock that starts elsewhere moves the crawler's clock before its first crawl
+  if ((scenario.site as { clock?: { start?: unknown } } | null)?.clock?.start !== undefined) return scenario.steps.find(st => st.type === 'crawl') ?? null
   const advance = scenario.steps.find(st => st.type === 'advance')
   if (advance === undefined) return null
   return scenario.steps.some(st => st.type === 'crawl' && st.n > advance.n) ? advance : null
@@ -106,7 +108,9 @@ export function clockMovingStep (scenario: Scenario): Step | null {
 export function clockProblem (scenario: Scenario, adapter: CrawlerAdapter): string | null {
   const step = clockMovingStep(scenario)
   if (step === null || adapter.accepts.clock === 'native') return null
-  const what = `the scenario moves the site's clock (step ${step.n}, advance: ${'advance' in step ? step.advance : '?'}) and the crawler's clock must move with it`
+  const what = 'advance' in step
+    ? `the scenario moves the site's clock (step ${step.n}, advance: ${step.advance}) and the crawler's clock must move with it`
+    : 'the scenario starts the site\'s clock at a date of its own and the crawler\'s clock must be set there with it'
   if (adapter.accepts.clock === 'none') return `${what}, which its adapter says cannot be done (clock: none)`
   if (adapter.faketime === null) return `${what}, but libfaketime (Debian package faketime) is not installed or does not work here`
   return null
@@ -122,7 +126,7 @@ function namedPaths (scenario: Scenario): string[] {
   for (const st of scenario.steps) if ('crawl' in st) for (const u of st.crawl.urls) out.push(u.replace(/^[a-z][a-z0-9-]*:(?=\/)/, '').replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, ''))
   for (const a of scenario.assertions) {
     const body = (a as unknown as Record<string, unknown>)[a.type]
-    for (const sel of Array.isArray(body) ? body : [body]) {
+    for (const sel of [...(Array.isArray(body) ? body : [body]), a.applies_when]) {
       const p = (sel as { path?: unknown } | null)?.path
       if (typeof p === 'string') out.push(p.replace(/\?.*$/, ''))
     }

@@ -30,6 +30,8 @@ export interface ScoreTotals extends Tally {
   byLevel: Record<Level, Tally>
   /** Failures the adapter lists as known. */
   expected: number
+  /** Failures not counted, as consequences of an earlier failure (`depends_on`); among the untested. Absent in older results. */
+  consequences?: number
 }
 
 export interface SuiteTotals {
@@ -85,11 +87,12 @@ export function applyExpectations (result: ScenarioResult, known: ExpectedFailur
   const mine = known.filter(k => k.id === result.id)
   // a scenario not run because a known failure it depends on failed keeps that mark
   if (mine.length === 0 || (result.verdict === 'dependency-fail' && result.expected !== null)) return result
+  const whole = mine.find(m => m.assertion === null)
+  // a failed assertion is known when it is listed by id, or when the whole scenario is
   const assertions = result.assertions.map(a => {
-    const k = mine.find(m => m.assertion === a.id)
+    const k = mine.find(m => m.assertion === a.id) ?? whole
     return k !== undefined && a.status === 'fail' ? { ...a, expected: k.reason } : a
   })
-  const whole = mine.find(m => m.assertion === null)
   const failing = failsRequirement(result.kind, result.verdict) || result.verdict === 'optional-fail'
   let expected: string | null = null
   if (failing) {
@@ -110,7 +113,7 @@ export function totalsOf (results: ScenarioResult[]): SuiteTotals {
   const byVerdict = Object.fromEntries(VERDICTS.map(v => [v, 0])) as Record<Verdict, number>
   const assertions = { pass: 0, fail: 0, untested: 0 }
   const tally = (): Tally => ({ pass: 0, fail: 0, untested: 0 })
-  const scores = Object.fromEntries(SCORES.map(k => [k, { ...tally(), expected: 0, byLevel: { must: tally(), should: tally(), may: tally() } }])) as SuiteTotals['scores']
+  const scores = Object.fromEntries(SCORES.map(k => [k, { ...tally(), expected: 0, consequences: 0, byLevel: { must: tally(), should: tally(), may: tally() } }])) as SuiteTotals['scores']
   let requiredFailures = 0
   let expectedFailures = 0
   let unexpectedPasses = 0
@@ -126,6 +129,7 @@ export function totalsOf (results: ScenarioResult[]): SuiteTotals {
       sc[a.status]++
       sc.byLevel[a.level][a.status]++
       if (a.status === 'fail' && a.expected !== null) sc.expected++
+      if (a.consequenceOf !== undefined) sc.consequences = (sc.consequences ?? 0) + 1
     }
   }
   return { scenarios: results.length, byVerdict, requiredFailures, expectedFailures, unexpectedPasses, assertions, scores }

@@ -8,6 +8,8 @@ import type { YamlPosition } from '../common/yaml-diagnostics.js'
 
 export type ScenarioKind = 'required' | 'optimal' | 'check'
 export type Level = 'must' | 'should' | 'may'
+/** How strict a level is: a must outranks a should, a should a may. */
+export const LEVEL_RANK: Readonly<Record<Level, number>> = { must: 3, should: 2, may: 1 }
 
 /**
  * What an assertion rests on: an RFC requirement by the RFC's own keyword, one of
@@ -119,6 +121,10 @@ export type Assertion = AssertionBody & {
   rule?: string
   /** What the crawler must have been told for the assertion to mean anything (option names, `headers`); set by the loader. */
   needs: string[]
+  /** A rule that applies once a request fitting this selector was made: checked on the requests from the first fitting one on; untested when none fits. */
+  applies_when?: RequestSelector
+  /** Earlier assertions of the scenario it follows from: its failure beside a failure of one of them is a consequence, not counted. Set by the loader ([] when none). */
+  depends_on: string[]
   /** Set by the loader: the assertion's own `basis:`, else its rule's, else `profile` (`reporting` assertions: the report's). */
   basis: Basis
   /** Set by the loader: the score it counts towards. */

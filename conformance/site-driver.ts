@@ -134,7 +134,8 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
 /**
  * Starts a fixture site for one scenario on ports of its own (port 0). Its clock
  * starts at the host's time and follows it (so the crawler's clock and the
- * site's agree), unless the site sets its own start; its admin paths want a
+ * site's agree), unless the site sets its own start, which `advancedMs` then
+ * counts as a move of the crawler's clock; its admin paths want a
  * token that only the harness has, so a crawler cannot reset the journal or
  * move the clock to game its grade.
  */
@@ -143,7 +144,10 @@ export async function startSite (site: unknown, seed: string): Promise<RunningSi
   const token = randomBytes(24).toString('base64url')
   const clock = def?.clock?.start === undefined ? { clockStart: Date.now(), realTime: def?.clock?.realTime ?? true } : {}
   const handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })
-  let advanced = 0
+  // a site that starts its clock elsewhere has the crawler's clock set there with it (libfaketime),
+  // so the fixed dates it serves read the same to both sides; an origin's skew is how a scenario
+  // makes the server's Date disagree with the crawler's clock
+  let advanced = def?.clock?.start === undefined ? 0 : handle.clock.now() - Date.now()
   return {
     url: handle.url,
     origins: handle.origins.map(o => ({ name: o.name, url: o.url })),

@@ -1,3 +1,4 @@
+import { parseHttpDate } from '../../common/http-date.js'
 import { parseRetryAfter } from '../../common/retry-after.js'
 import { parseDuration } from '../../common/units.js'
 import type { ConcurrencyAssertion, DurationAssertion, GapAssertion, RetryAfterAssertion } from '../scenario-types.js'
@@ -24,10 +25,25 @@ export function retryAfterWait (s: Seen): { ms: number, said: string } | null {
   const value = s.responseHeaders['retry-after']
   if (value === undefined) return null
   // delay-seconds count from when the response was received; an HTTP-date names a moment in the
-  // server's time, so the wait is what remained of it when the response was sent
-  const parsed = parseRetryAfter(value, s.completedAt ?? s.arrivedAt, s.arrivedAt)
+  // origin's time, so the wait is what remained of it when the response was sent: the journal
+  // keeps the site's time, and an origin whose clock is skewed says how far in its Date
+  const sent = s.completedAt ?? s.arrivedAt
+  const parsed = parseRetryAfter(value, sent + originSkewMs(s), s.arrivedAt)
   if (parsed.kind !== 'delay' && parsed.kind !== 'date') return null
   return { ms: parsed.delayMs, said: value.trim() }
+}
+
+/**
+ * How far an origin's clock runs from the site's (a `skew:`), read off the response's Date:
+ * whole seconds, since Date drops the milliseconds the journal's site time keeps. 0 without a Date.
+ */
+export function originSkewMs (s: Seen): number {
+  const date = s.responseHeaders.date
+  const dateMs = date === undefined ? null : parseHttpDate(date, s.arrivedAt)
+  if (dateMs === null) return 0
+  // Date is the origin's second, floored, stamped as the head went out just after the request arrived:
+  // half a second added centres that, so a response head sent within half a second reads true
+  return Math.round((dateMs + 500 - s.arrivedAt) / 1000) * 1000 || 0
 }
 
 /**

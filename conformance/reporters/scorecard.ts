@@ -49,7 +49,7 @@ function evidenceHtml (s: ScenarioResult, r: SuiteResult, i: number): string {
   const items = notPassed.map(a => {
     const rule = a.rules?.[0]
     const basis = a.basis === undefined ? a.level : basisWords(a)
-    return `<li${attrs({ 'data-assertion': a.id, 'data-status': a.status })}><code>${escapeHtml(a.id)}</code> ${badge(a.status, a.status === 'fail' ? (a.expected !== null ? 'info' : 'bad') : undefined)} <span class="note">${escapeHtml(basis)}</span>` +
+    return `<li${attrs({ 'data-assertion': a.id, 'data-status': a.status })}><code>${escapeHtml(a.id)}</code> ${badge(a.consequenceOf !== undefined ? `follows from ${a.consequenceOf}` : a.status, a.status === 'fail' ? (a.expected !== null ? 'info' : 'bad') : undefined)} <span class="note">${escapeHtml(basis)}</span>` +
       `<div>${escapeHtml(a.message)}</div>` +
       (rule !== undefined ? `<div class="note">${escapeHtml(ruleText(rule, r.rules))}</div>` : `<div class="note">${escapeHtml(a.reason)}</div>`) +
       (a.expected !== null ? `<div class="note">known: ${escapeHtml(a.expected)}</div>` : '') + '</li>'

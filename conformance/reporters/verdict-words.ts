@@ -57,14 +57,20 @@ export const SCORE_NAMES: Record<keyof SuiteTotals['scores'], string> = {
   reporting: 'Reporting'
 }
 
-/** "MUST 40/42, SHOULD 10/12, MAY 2/2; 5 untested": passed of graded, per level. */
+/** "MUST 40/42, SHOULD 10/12, MAY 2/2; 2 consequences not counted, 5 untested": passed of graded, per level (a consequence follows from another failure). */
 export function scoreText (s: ScoreTotals | undefined): string {
   if (s === undefined) return 'not recorded'
   const levels = (['must', 'should', 'may'] as const)
     .filter(l => s.byLevel[l].pass + s.byLevel[l].fail > 0)
     .map(l => `${l.toUpperCase()} ${s.byLevel[l].pass}/${s.byLevel[l].pass + s.byLevel[l].fail}`)
   const graded = levels.length > 0 ? levels.join(', ') : 'nothing graded'
-  const extra = [s.expected > 0 ? `${s.expected} known failure${s.expected === 1 ? '' : 's'}` : '', s.untested > 0 ? `${s.untested} untested` : ''].filter(x => x !== '')
+  const followed = s.consequences ?? 0
+  const untested = s.untested - followed
+  const extra = [
+    s.expected > 0 ? `${s.expected} known failure${s.expected === 1 ? '' : 's'}` : '',
+    followed > 0 ? `${followed} consequence${followed === 1 ? '' : 's'} not counted` : '',
+    untested > 0 ? `${untested} untested` : ''
+  ].filter(x => x !== '')
   return extra.length > 0 ? `${graded}; ${extra.join(', ')}` : graded
 }
 
@@ -74,7 +80,8 @@ export const LEGEND = [
   'FAIL: an RFC MUST, or a WebKrab profile MUST (politeness and safety), failed',
   'optional-fail: a SHOULD or MAY failed (or any failure in an optional scenario)',
   'crawler-error: the crawler could not run (a usage error, an exit before its first request, nothing sent)',
-  'setup-fail / harness-fail: a precondition or the fixture site failed, or grading did: not the crawler\'s fault',
+  'setup-fail: a precondition was not met (what the scenario builds on never happened, or the fixture site failed), so nothing after it was graded',
+  'harness-fail: grading broke: not the crawler\'s fault',
   'dependency-fail: a scenario it builds on failed',
   'untested: nothing could be graded (no report, an option the crawler was not told, a clock that cannot move)'
 ]
@@ -100,6 +107,8 @@ export function failureDetails (s: ScenarioResult, rules?: RuleIndex): FailureDe
       shown.add(id)
       out.push({ kind: 'rule', text: ruleText(id, rules), rule: id })
     }
+    // what followed from this failure, shown with it but not counted again
+    for (const c of s.assertions.filter(x => x.consequenceOf === a.id)) out.push({ kind: 'reason', text: `and so ${c.id} [${basisWords(c)}]: ${c.message}` })
   }
   return [...out, ...s.notes.map(n => ({ kind: 'note' as const, text: `note: ${n}` })), ...stepEvidence(s)]
 }

@@ -197,6 +197,19 @@ t.test('retry_after passes a retry that waited, and counts the whole origin', as
   t.equal(checkRetryAfter({ path: '/status/503' }, ctx).status, 'pass')
 })
 
+t.test('retry_after reckons an HTTP-date on the origin\'s own clock, so a Date a day ahead does not ask for a day\'s wait', async t => {
+  const skewed = await startSite({ origins: [{ name: 'main', catalogue: true, skew: '1d' }] }, 'journal-checks-skew')
+  t.teardown(async () => { await skewed.close() })
+  const u = `${skewed.url}/flaky?fail=1&status=503&retry-after=date:+1`
+  const early = await journal(skewed, [async () => { await get(u); await get(u) }])
+  const r = checkRetryAfter({ path: '/flaky' }, early)
+  t.equal(r.status, 'fail')
+  t.match(r.message, /the server asked for (\d{1,3} ms|1 s)$/, 'what remained of the second after the response\'s Date, not a day and a second after the site\'s time')
+  await skewed.reset()
+  const waited = await journal(skewed, [async () => { await get(u); await sleep(1100); await get(u) }])
+  t.equal(checkRetryAfter({ path: '/flaky' }, waited).status, 'pass')
+})
+
 t.test('retry_after reckons an HTTP-date from the response, so site time moved forward counts as time passed', async t => {
   const u = `${site.url}/status/503?retry-after=date:+600`
   const ctx = await journal(site, [async () => { await get(u) }, async () => { site.advance('11m') }, async () => { await get(u) }])

@@ -101,6 +101,29 @@ assertions:
   t.match(without.message, /crawler's clock must move with it, but libfaketime .* is not installed/)
 })
 
+t.test('a site clock that starts at a date of its own sets the crawler\'s clock there too, so the dates it serves read the same to both sides', { skip: NO_FAKETIME }, async t => {
+  // the crawler names the day its own clock shows in the path it asks for
+  const crawler = script('base=$(printf \'%s\' "$1" | sed -E \'s#^(https?://[^/]+).*#\\1#\'); curl --silent --output /dev/null "$base/day/$(date -u +%Y-%m-%d)"')
+  const yaml = `id: caching-start
+name: The crawler's clock shows the site's day.
+kind: required
+refs: ["RFC 9110 §6.6.1"]
+site:
+  clock: { start: "2026-01-01T12:00:00Z" }
+  routes:
+    - { path: /page }
+steps:
+  - crawl: { urls: [/page] }
+assertions:
+  - { id: same-day, level: must, reason: "WebKrab rule: the crawler's clock was set to the site's start.", requests: { path: /day/2026-01-01, count: 1 } }
+`
+  const r = await run(yaml, commandAdapter({ command: `sh ${crawler} {url}` }), 'caching')
+  t.equal(r.verdict, 'pass', `${r.message} ${JSON.stringify(r.assertions)}`)
+  const fixed = await run(yaml, commandAdapter({ command: `sh ${crawler} {url}`, accepts: { options: 'all', headers: true, state: true, clock: 'none', reports: false } }), 'caching')
+  t.equal(fixed.verdict, 'untested', 'a crawler whose clock cannot be set is not graded on such a scenario')
+  t.match(fixed.message, /starts the site's clock at a date of its own and the crawler's clock must be set there with it, which its adapter says cannot be done/)
+})
+
 t.test('a crawler without a report is graded on RFC and profile rules from the journal, and its reporting score is untested', async t => {
   const r = await run(`id: validators-journal-only
 name: The stored tag goes back.
@@ -313,6 +336,66 @@ assertions:
   const asked = r.assertions.find(a => a.id === 'asked')
   t.equal(asked?.status, 'untested', 'not a fail')
   t.match(asked?.message, /^not graded, a precondition failed \(it found: request \d+ to \/validators\/etag-only \(step 3\) was unconditional/)
+})
+
+t.test('a failure that follows from an earlier one is shown with it and counted once; the verdict is the cause\'s', async t => {
+  const r = await run(`id: validators-consequence
+name: The stored tag goes back on the revisit and earns a 304.
+kind: required
+refs: ["RFC 9111 §4.3.1"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+  - advance: 30d
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: asked, level: must, rule: revisit-revalidates, reason: "WebKrab rule revisit-revalidates: the revisit is conditional.", conditional: { path: /validators/strong, step: 3 } }
+  - { id: revisited, level: must, rule: revisit-revalidates, depends_on: [asked], reason: "WebKrab rule revisit-revalidates: the page is asked again.", requests: { path: /validators/strong, step: 3, count: 1 } }
+  - { id: answered-304, level: must, rule: revisit-revalidates, depends_on: [asked], reason: "WebKrab rule revisit-revalidates: the revisit is answered 304.", requests: { path: /validators/strong, step: 3, status: 304, at_least: 1 } }
+`, commandAdapter({ command: 'curl --silent --output /dev/null {url}' }), 'validators')
+  t.equal(r.verdict, 'fail')
+  t.match(r.message, /^asked \(WebKrab profile, must\): request \d+ to \/validators\/strong \(step 3\) was unconditional/)
+  const byId = Object.fromEntries(r.assertions.map(a => [a.id, a]))
+  t.equal(byId.revisited.status, 'pass', 'what passed beside the failure still counts')
+  t.equal(byId['answered-304'].status, 'untested')
+  t.equal(byId['answered-304'].consequenceOf, 'asked')
+  t.match(byId['answered-304'].message, /^not graded, a consequence of asked, which failed \(it found: .*304/)
+  const totals = (await import('../../conformance/run-suite.js')).totalsOf([r])
+  t.same([totals.scores.profile.fail, totals.scores.profile.pass, totals.scores.profile.consequences], [1, 1, 1], 'one cause, one failure')
+  const { scoreText, failureLines } = await import('../../conformance/reporters/verdict-words.js')
+  t.equal(scoreText(totals.scores.profile), 'MUST 1/2; 1 consequence not counted')
+  t.match(failureLines(r).join('\n'), /^asked \[WebKrab profile, must\]: .*\n(  .*\n)*  and so answered-304 \[WebKrab profile, must\]: not graded, a consequence of asked/m, 'the consequence is shown under its cause')
+})
+
+t.test('an RFC 9309 rule is graded on the requests made once robots.txt was asked for; a crawler that never asks fails WebKrab\'s rule, not the RFC\'s', async t => {
+  const scenario = (urls: string): string => `id: robots-applies
+name: Told to obey, the crawler keeps to the rules it read.
+kind: required
+refs: ["RFC 9309 §2.3.1.1"]
+site:
+  robots: basic
+steps:
+  - crawl: { urls: [${urls}], options: { robots: obey } }
+assertions:
+  - { id: robots-read, level: must, rule: robots-read-when-told, needs: [robots], reason: "WebKrab rule robots-read-when-told: it asks.", requests: { path: /robots.txt, at_least: 1 } }
+  - { id: private-never-requested, level: must, rule: robots-rules-obeyed, applies_when: { path: /robots.txt }, reason: "RFC 9309 §2.3.1.1: Disallow: /private/ is followed.", no_requests: { path: /private/x } }
+`
+  // asks for each URL in turn, and for robots.txt only where the URL list says so
+  const crawler = script('for u in "$@"; do curl --silent --output /dev/null "$u"; done')
+  const told = { command: `sh ${crawler} {urls}`, accepts: { options: ['robots'], headers: false, state: false, clock: 'none' as const, reports: false } }
+  const never = await run(scenario('/private/x, /validators/strong'), commandAdapter(told), 'robots')
+  const byId = (r: ScenarioResult): Record<string, ScenarioResult['assertions'][number]> => Object.fromEntries(r.assertions.map(a => [a.id, a]))
+  t.equal(never.verdict, 'fail')
+  t.equal(byId(never)['robots-read'].status, 'fail', 'never asking for robots.txt breaks WebKrab\'s rule')
+  t.equal(byId(never)['robots-read'].basis, 'profile')
+  t.equal(byId(never)['private-never-requested'].status, 'untested', 'and no RFC 9309 rule, which applies to a crawler that has the file')
+  t.match(byId(never)['private-never-requested'].message, /^not graded: the rule applies once the crawler has made a request to \/robots\.txt, and it made none/)
+
+  const before = await run(scenario('/private/x, /robots.txt'), commandAdapter(told), 'robots')
+  t.equal(byId(before)['private-never-requested'].status, 'pass', 'a page asked before the rules were read is not a breach of them')
+  const after = await run(scenario('/robots.txt, /private/x'), commandAdapter(told), 'robots')
+  t.equal(byId(after)['private-never-requested'].status, 'fail')
+  t.match(byId(after)['private-never-requested'].message, /^after its first request to \/robots\.txt: expected no request to \/private\/x; the server saw 1 request: GET \/private\/x/)
+  t.equal(after.verdict, 'fail')
 })
 
 t.test('a command\'s recorded output names no machine folder of this package: committed results stay package-relative', async t => {

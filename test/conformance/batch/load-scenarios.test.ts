@@ -109,6 +109,31 @@ t.test('same_as_step must name a crawl step before the one it checks', async t =
   await t.resolves(parseScenario(check(1), '/suite/validators/validators-example.yaml'))
 })
 
+t.test('depends_on names an earlier assertion of the scenario, no laxer than itself, and an RFC assertion only an RFC one', async t => {
+  const two = (dependent: string, cause = '{ id: asked, level: must, rule: revisit-revalidates, reason: "WebKrab rule revisit-revalidates: asked.", conditional: { path: /validators/strong, step: 3 } }'): string =>
+    GOOD.replace('  - id: etag-echoed\n', `  - ${cause}\n  - id: etag-echoed\n`).replace('    level: must\n    reason: "RFC 9110 §13.1.2', `    rule: conditional-sends-stored-validator\n    level: must\n    depends_on: ${dependent}\n    reason: "RFC 9110 §13.1.2`)
+  const accepted = await parseScenario(two('[rfc-cause]', '{ id: rfc-cause, level: must, rule: conditional-sends-stored-validator, reason: "RFC 9111 §4.3.1: sent.", conditional: { path: /validators/strong, step: 3 } }'), '/suite/validators/validators-example.yaml')
+  t.same(accepted.assertions.map(a => a.depends_on), [[], ['rfc-cause']])
+  t.match((await rejection(two('[etag-echoed]'))).message, /:\d+:\d+: assertion "etag-echoed" cannot depend on itself/)
+  t.match((await rejection(two('[nowhere]'))).message, /"nowhere" is not an assertion of this scenario/)
+  t.match((await rejection(two('[asked]'))).message, /"etag-echoed" rests on an RFC keyword and cannot depend on "asked", a WebKrab profile assertion/)
+  t.match((await rejection(two('[lax]', '{ id: lax, level: should, rule: conditional-sends-stored-last-modified, reason: "RFC 9111 §4.3.1: sent.", conditional: { path: /validators/strong, step: 3 } }'))).message, /"etag-echoed" \(must\) cannot depend on "lax" \(should\): a consequence may not be stricter than its cause/)
+  t.match((await rejection(two('[said]', '{ id: said, level: must, reason: "The report says so.", resource: { step: 3, url: /validators/strong, field: outcome, equals: unchanged } }'))).message, /cannot depend on "said", a report check/)
+  const later = GOOD + '  - { id: after, level: must, reason: "RFC 9110 §13.1.2: later.", requests: { path: /validators/strong, count: 2 } }\n'
+  t.match((await rejection(later.replace('    level: must\n    reason: "RFC 9110 §13.1.2: the stored', '    level: must\n    depends_on: [after]\n    reason: "RFC 9110 §13.1.2: the stored'))).message, /"after" comes after "etag-echoed": depends_on names assertions above this one/)
+  const setup = GOOD + '  - { id: pre, basis: setup, level: must, depends_on: [etag-echoed], reason: "Setup: fetched once.", requests: { path: /validators/strong, step: 1, count: 1 } }\n'
+  t.match((await rejection(setup)).message, /"pre" is a precondition \(basis: setup\)/)
+})
+
+t.test('applies_when is a request selector checked like a check\'s own: its steps and origins must exist', async t => {
+  const when = (sel: string): string => GOOD.replace('    level: must\n    reason: "RFC 9110 §13.1.2', `    level: must\n    applies_when: ${sel}\n    reason: "RFC 9110 §13.1.2`)
+  const ok = await parseScenario(when('{ path: /robots.txt, step: 1 }'), '/suite/validators/validators-example.yaml')
+  t.same(ok.assertions[0].applies_when, { path: '/robots.txt', step: 1 })
+  t.match((await rejection(when('{ path: /robots.txt, step: 9 }'))).message, /:\d+:\d+: step 9 does not exist/)
+  t.match((await rejection(when('{ origin: nowhere }'))).message, /nowhere/)
+  t.match((await rejection(when('{ count: 1 }'))).message, /count/)
+})
+
 t.test('an origin the site does not have is rejected', async t => {
   const err = await rejection(GOOD.replace('urls: [/validators/strong] }\n  - advance', 'urls: ["cdn:/x"] }\n  - advance'))
   t.match(err.message, /:6:\d+: origin "cdn" is not one of the site's origins \(main, offsite\)/)

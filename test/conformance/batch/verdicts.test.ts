@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { checkReport, checkResource, checkValue, partialMatch, readPath, resolvePlaceholders, resolveUrl } from '../../../conformance/checks/report-values.js'
 import type { GradeContext, StepRun } from '../../../conformance/checks/check-types.js'
 import { commandAdapter } from '../../../conformance/adapters/command-adapter.js'
-import { dependencyHolds, verdictOf, type AssertionResult } from '../../../conformance/grade-scenario.js'
+import { dependencyHolds, markConsequences, verdictOf, type AssertionResult } from '../../../conformance/grade-scenario.js'
 import { parseScenario } from '../../../conformance/load-scenarios.js'
 import { runScenario, type ScenarioResult } from '../../../conformance/run-scenario.js'
 import { applyExpectations, runSuite, totalsOf } from '../../../conformance/run-suite.js'
@@ -36,6 +36,35 @@ t.test('only a dependency that failed holds its dependents back; an untested one
   t.same(['fail', 'setup-fail', 'harness-fail', 'dependency-fail'].map(v => dependencyHolds(v as never)), [false, false, false, false])
 })
 
+t.test('a failure that follows from an earlier failed assertion is shown as its consequence and not counted; the verdict stays', async t => {
+  const deps = (...d: string[][]): Array<{ depends_on: string[] }> => d.map(depends_on => ({ depends_on }))
+  // asked (fails) <- answered (fails: a consequence) <- reported (fails: a consequence of asked, through answered)
+  const chain = markConsequences([result('fail', 'must', 'asked'), result('fail', 'must', 'answered'), result('fail', 'should', 'reported')], deps([], ['asked'], ['answered']))
+  t.same(chain.map(r => r.status), ['fail', 'untested', 'untested'])
+  t.same(chain.map(r => r.consequenceOf), [undefined, 'asked', 'asked'])
+  t.match(chain[1].message, /^not graded, a consequence of asked, which failed \(it found: answered fail\)$/)
+  t.match(chain[2].message, /^not graded, a consequence of asked, which failed/)
+  t.same(verdictOf('required', chain), verdictOf('required', [result('fail', 'must', 'asked'), result('fail', 'must', 'answered'), result('fail', 'should', 'reported')]), 'the verdict and its message come from the cause either way')
+  t.same(totalsOf([{ ...base, assertions: chain }]).scores.profile.fail, 1, 'one cause, one failure')
+
+  const kept = markConsequences([result('fail', 'must', 'asked'), result('pass', 'must', 'answered')], deps([], ['asked']))
+  t.equal(kept[1].status, 'pass', 'a pass is evidence whatever failed before it')
+  const alone = markConsequences([result('pass', 'must', 'asked'), result('fail', 'must', 'answered')], deps([], ['asked']))
+  t.equal(alone[1].status, 'fail', 'a failure whose cause passed is its own')
+  const untestedCause = markConsequences([result('untested', 'must', 'asked'), result('fail', 'must', 'answered')], deps([], ['asked']))
+  t.equal(untestedCause[1].status, 'fail', 'a cause that was not graded (--profile off) explains nothing')
+  // under --profile strict a profile should is graded as a must: a should cause cannot hide it
+  const stricter = markConsequences([result('fail', 'should', 'asked'), result('fail', 'must', 'answered')], deps([], ['asked']))
+  t.equal(stricter[1].status, 'fail', 'a consequence is never graded stricter than its cause')
+  t.equal(verdictOf('required', stricter).verdict, 'fail')
+  const rfcCause = { ...result('fail', 'must', 'echo'), basis: 'rfc-must' as const, score: 'rfc' as const }
+  const reportCause = { ...result('fail', 'must', 'said'), score: 'reporting' as const }
+  const fromReport = markConsequences([reportCause, rfcCause, result('fail', 'must', 'answered')], deps([], [], ['said']))
+  t.equal(fromReport[2].status, 'fail', 'what the server saw is never a consequence of a report check')
+  const fromRfc = markConsequences([reportCause, rfcCause, result('fail', 'must', 'answered')], deps([], [], ['said', 'echo']))
+  t.equal(fromRfc[2].consequenceOf, 'echo', 'the first cause that can explain it is named')
+})
+
 const base: ScenarioResult = {
   id: 'validators-x', name: 'N.', kind: 'required', concern: 'validators', file: 'f', refs: [], rules: [], dependsOn: [], verdict: 'fail', message: 'm',
   assertions: [{ ...result('fail', 'must', 'etag'), expected: null }, { ...result('pass', 'must', 'count'), expected: null }],
@@ -46,6 +75,8 @@ t.test('a known failure listed for the whole scenario is marked with its reason 
   const r = applyExpectations(base, [{ id: 'validators-x', assertion: null, reason: 'keeps no ETag' }])
   t.equal(r.verdict, 'fail', 'the verdict stays honest')
   t.equal(r.expected, 'keeps no ETag')
+  t.same(r.assertions.map(a => a.expected), ['keeps no ETag', null], 'its failed assertions are known too, so the scores count them as known')
+  t.equal(totalsOf([r]).scores.profile.expected, 1)
   t.equal(totalsOf([r]).requiredFailures, 0)
   t.equal(totalsOf([base]).requiredFailures, 1)
 })
