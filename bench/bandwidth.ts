@@ -1,13 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { errors } from '../common/errors.js'
-import { formatBytes } from '../common/units.js'
+import { formatBytes, parseDuration } from '../common/units.js'
+import type { CrawlerAdapter } from '../conformance/adapters/adapter-types.js'
+import { resolveCrawler } from '../conformance/adapters/load-adapter.js'
 import { crawl } from '../crawler/run/crawl.js'
-import { startFixtureSite } from '../fixture-server/index.js'
+import { startFixtureSite, type SiteDefinition } from '../fixture-server/index.js'
 import { bandwidthSite, changeTimes } from './bandwidth/bandwidth-site.js'
 import { visitsFrom, wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
 import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
+import { checkVisitMode, crawlerClock, runCrawlerDays, VISIT_MODES, type CrawlerClock, type VisitMode } from './bandwidth/crawler-way.js'
+import { economyWhy } from './bandwidth/economy-why.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
 import { writeBenchResults } from './write-results.js'
 import { bandwidthHeadline, bandwidthNotes } from './headline.js'
@@ -25,14 +31,45 @@ export interface BandwidthBenchOptions {
   rateSigma: number
   renderMs: number
   seed: number
+  /** How a crawler given with --crawler is handed its visits. */
+  visits: VisitMode
+  /** How long one site day's run of such a crawler may take. */
+  dayTimeoutMs: number
   json: boolean
   out: string | null
 }
 
+/** One of the reference crawler's three ways. */
+export interface ReferenceWayResult {
+  way: BandwidthWay
+  figures: WayFigures
+}
+
+/** Any crawler run as a way of its own (`--crawler`): its figures from the journal, or null when no measured day gave any. */
+export interface CrawlerWayResult {
+  way: 'crawler'
+  crawler: string
+  /** What ran: the command template, or `crawl() in-process`. */
+  command: string
+  version: string | null
+  visits: VisitMode
+  clock: CrawlerClock
+  figures: WayFigures | null
+  /** In one sentence, what the journal shows the crawler did to spend what it spent. */
+  why: string
+  /** The days that gave no figures, each with why. */
+  failures: Array<{ day: number, why: string }>
+  /** Wall time of its runs, and of the whole way. */
+  crawlerSeconds: number
+  seconds: number
+}
+
+export type BandwidthWayResult = ReferenceWayResult | CrawlerWayResult
+
 export interface BandwidthBenchResult {
   bench: 'bandwidth'
-  parameters: Omit<BandwidthBenchOptions, 'json' | 'out'> & { requestsPerDay: number, medianBodyBytes: number, meanHeaderBytes: number }
-  ways: Array<{ way: BandwidthWay, figures: WayFigures }>
+  parameters: Omit<BandwidthBenchOptions, 'json' | 'out' | 'dayTimeoutMs'> & { requestsPerDay: number, medianBodyBytes: number, meanHeaderBytes: number, dayTimeoutMs: number }
+  ways: BandwidthWayResult[]
   targets: Array<{ id: string, description: string, value: number, target: number, met: boolean }>
   seconds: number
   /** Files written with --out. */
@@ -47,8 +84,12 @@ export const bandwidthBenchOptions: readonly BenchFlag[] = [
   { flags: '--rate-sigma <sd>', name: 'rateSigma', default: '2', help: 'standard deviation of ln rate' },
   { flags: '--render-ms <ms>', name: 'renderMs', default: '1', help: 'server work per request, paid by a 304 as by a 200' },
   { flags: '--seed <n>', name: 'seed', default: '1', help: 'seed of the site and its change processes' },
+  { flags: '--crawler <spec...>', name: 'crawler', default: undefined, help: 'also run this crawler as a way of its own, once per site day: \'command: TEMPLATE\' or an adapter file, as in conformance (repeatable)' },
+  { flags: '--name <name>', name: 'name', default: undefined, help: 'the crawler\'s name in the results (one --crawler)' },
+  { flags: '--visits <how>', name: 'visits', default: 'round-robin', help: 'what the crawler is handed each day: round-robin (the conditional way\'s slice), all (every page; sets --ratio 1 for every way) or plan (every page and the budget: its adapter must accept plan and plan-budget)' },
+  { flags: '--day-timeout <duration>', name: 'dayTimeout', default: '2m', help: 'how long one site day\'s run of the crawler may take before it is killed and the day gives no figures' },
   { flags: '--json', name: 'json', default: false, help: 'print one JSON object with every figure' },
-  { flags: '--out <dir>', name: 'out', default: undefined, help: 'also write bench-bandwidth.json and .html (bytes by way) to this directory, e.g. reports/out' }
+  { flags: '--out <dir>', name: 'out', default: undefined, help: 'also write bench-bandwidth.json and .html (bytes and freshness by way and by day) to this directory, e.g. reports/out' }
 ]
 
 function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
@@ -60,28 +101,86 @@ function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
     return n
   }
   const whole = (min: number) => (n: number): boolean => Number.isInteger(n) && n >= min
+  const visits = raw.visits === undefined || raw.visits === null ? 'round-robin' : String(raw.visits)
+  if (!(VISIT_MODES as readonly string[]).includes(visits)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--visits ${JSON.stringify(visits)}: ${VISIT_MODES.join(', ')}`)
+  const dayTimeoutMs = raw.dayTimeout === undefined || raw.dayTimeout === null ? 120_000 : parseDuration(String(raw.dayTimeout), '--day-timeout')
+  if (dayTimeoutMs < 1000 || dayTimeoutMs > 3_600_000) throw errors.WEBKRAB_ERR_BAD_FLAG(`--day-timeout ${JSON.stringify(raw.dayTimeout)}: between 1s and 1h`)
   return {
     pages: num('pages', 'pages', 1000, whole(10), 'must be a whole number of at least 10'),
-    days: num('days', 'days', 30, whole(1), 'must be a whole number of at least 1'),
-    ratio: num('ratio', 'ratio', 0.1, n => n > 0 && n <= 1, 'must be above 0 and at most 1'),
+    days: num('days', 'days', 30, n => whole(1)(n) && n <= 3650, 'must be a whole number from 1 to 3650'),
+    // every page every day is B/N 1 for every way, so the reference ways visit what the crawler is handed
+    ratio: visits === 'all' ? 1 : num('ratio', 'ratio', 0.1, n => n > 0 && n <= 1, 'must be above 0 and at most 1'),
     rateMedian: num('rateMedian', 'rate-median', 0.05, n => n > 0, 'must be above 0'),
     rateSigma: num('rateSigma', 'rate-sigma', 2, n => n >= 0 && n <= 5, 'must be between 0 and 5'),
     renderMs: num('renderMs', 'render-ms', 1, n => n >= 0 && n <= 1000, 'must be between 0 and 1000'),
     seed: num('seed', 'seed', 1, whole(0), 'must be a whole number'),
+    visits: visits as VisitMode,
+    dayTimeoutMs,
     json: raw.json === true,
     out: raw.out === undefined || raw.out === null || raw.out === false ? null : String(raw.out)
   }
 }
 
+/** The --crawler specs given, as adapters (--name names a single one). */
+export function crawlersOf (raw: Record<string, unknown>): CrawlerAdapter[] {
+  const specs = raw.crawler === undefined || raw.crawler === null ? [] : (Array.isArray(raw.crawler) ? raw.crawler : [raw.crawler]).map(String)
+  if (raw.name !== undefined && raw.name !== null && specs.length !== 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--name goes with one --crawler (${specs.length} given)`)
+  return specs.map(spec => resolveCrawler(spec, raw.name === undefined || raw.name === null ? undefined : String(raw.name)))
+}
+
 /**
  * The requests the benchmark will send, for its progress line's total and ETA: a
- * first full crawl and a day's budget a site day, three ways, and the planner's one
- * request a day that reads the site's clock. An estimate: a retry adds one.
+ * first full crawl and a day's budget a site day, three ways and each crawler's, and the
+ * planner's one request a day that reads the site's clock. An estimate: a retry adds one.
  */
-export function expectedBandwidthRequests (raw: Record<string, unknown> = {}): number {
+export function expectedBandwidthRequests (raw: Record<string, unknown> = {}, crawlers = 0): number {
   const o = parseOptions(raw)
   const perDay = Math.max(1, Math.round(o.ratio * o.pages))
-  return 3 * o.pages + o.days * (3 * perDay + 1)
+  const named = raw.crawler === undefined || raw.crawler === null ? 0 : Array.isArray(raw.crawler) ? raw.crawler.length : 1
+  return (3 + crawlers + named) * (o.pages + o.days * perDay) + o.days
+}
+
+export interface BandwidthBenchHooks {
+  /** Crawlers to run as ways of their own, beside any --crawler. */
+  crawlers?: CrawlerAdapter[]
+  /** A line at each crawler's site day. */
+  onDay?: (line: string) => void
+}
+
+/** The fixture site of one way, read a day at a time: a day's requests are taken from its journal before the next day begins. */
+interface WaySite {
+  url: string
+  /** Site time. */
+  now: () => number
+  advanceDay: () => void
+  clockOffsetMs: () => number
+  /** The requests journalled since the last read, and how many the ring dropped unread. */
+  read: () => { visits: Visit[], dropped: number }
+  /** Admin calls made over HTTP (by anyone but the benchmark). */
+  tampered: () => number
+  close: () => Promise<void>
+}
+
+async function startWaySite (definition: SiteDefinition, pageOf: Map<string, number>, journalSize: number): Promise<WaySite> {
+  // the admin paths want a token only the benchmark has, so a crawler cannot move the clock or empty the journal
+  const site = await startFixtureSite(definition, { journalSize, token: randomBytes(24).toString('base64url') })
+  let next = site.journal.nextSeq
+  let dropped = site.journal.dropped
+  return {
+    url: site.url,
+    now: () => site.clock.now(),
+    advanceDay: () => { site.clock.advance(DAY) },
+    clockOffsetMs: () => site.clock.now() - Date.now(),
+    read: () => {
+      const entries = site.journal.since(next)
+      next = site.journal.nextSeq
+      const lost = site.journal.dropped - dropped
+      dropped = site.journal.dropped
+      return { visits: visitsFrom(entries, pageOf), dropped: lost }
+    },
+    tampered: () => { const a = site.activity().http; return a.resets + a.clockMoves + a.changes },
+    close: async () => { await site.close() }
+  }
 }
 
 /**
@@ -91,29 +190,48 @@ export function expectedBandwidthRequests (raw: Record<string, unknown> = {}): n
  * the same site: unconditional refetch (round-robin), conditional revalidation
  * (the same round-robin visits) and the revisit planner (`crawl --plan
  * --plan-budget`, its own visits, each revalidated, refetched or audited as it
- * says). Figures come from the server's journal and the true change times.
+ * says). With --crawler, any crawler is a fourth way on a copy of its own: run
+ * once per site day with its clock moved with the site's and its state kept,
+ * handed the conditional way's visits. Figures come from the server's journal
+ * and the true change times.
  */
-export async function runBandwidthBench (raw: Record<string, unknown> = {}): Promise<BandwidthBenchResult> {
+export async function runBandwidthBench (raw: Record<string, unknown> = {}, hooks: BandwidthBenchHooks = {}): Promise<BandwidthBenchResult> {
   const o = parseOptions(raw)
+  const crawlers = [...(hooks.crawlers ?? []), ...crawlersOf(raw)]
+  // refused before anything runs: a crawler whose clock cannot move, or that cannot plan when asked to
+  const clocks = crawlers.map(c => { checkVisitMode(c, o.visits); return crawlerClock(c) })
   const started = performance.now()
   const perDay = Math.max(1, Math.round(o.ratio * o.pages))
   const { definition, pages } = bandwidthSite({ pages: o.pages, rateMedian: o.rateMedian, rateSigma: o.rateSigma, bodyMedian: 20_000, bodySigma: 0.3, headerPad: 120, renderMs: o.renderMs, seed: o.seed })
   const pageOf = new Map(pages.map((p, i) => [p.path, i]))
+  const all = pages.map((_, i) => i)
+  const slice = (d: number): number[] => Array.from({ length: perDay }, (_, k) => (d * perDay + k) % pages.length)
+  // day 0 is the first full crawl; each later day the round-robin slice, or nothing handed to a planner
+  const roundRobin = [all, ...Array.from({ length: o.days }, (_, d) => slice(d))]
+  const planned = [all, ...Array.from({ length: o.days }, () => null)]
+  // a day's requests must fit the ring between two reads: a crawler may ask several times per page
+  const journalSize = Math.min(1_000_000, 4 * o.pages + 1000)
   const dir = await mkdtemp(join(tmpdir(), 'webkrab-bandwidth-'))
   const ways: BandwidthBenchResult['ways'] = []
   let fullHeaders: number[] = []
   let startMs = 0
+  const truth = (from: number): { changes: number[][], bodyBytes: number[] } => ({
+    changes: changeTimes(definition, pages, from, from + (o.days + 2) * DAY),
+    bodyBytes: pages.map(p => p.bodyBytes)
+  })
   try {
     for (const way of ['unconditional', 'conditional', 'planner'] as const) {
-      const site = await startFixtureSite(definition, { journalSize: o.pages + o.days * perDay + 100 })
+      const site = await startWaySite(definition, pageOf, journalSize)
       try {
-        startMs = site.clock.now()
+        const visits: Visit[] = []
+        startMs = site.now()
         const urls = pages.map(p => `${site.url}${p.path}`)
         const crawlOpts = { concurrency: 8, perOriginConcurrency: 8, revalidateAlways: true }
         const store = join(dir, `${way}.sqlite`)
         await crawl({ urls, store, ...crawlOpts })
+        visits.push(...site.read().visits)
         for (let d = 0; d < o.days; d++) {
-          site.clock.advance(DAY)
+          site.advanceDay()
           // the planner way: one `crawl --plan --plan-budget N` a site day over the store the first
           // full crawl filled, the reference crawler's own path (crawler/plan-run.ts). It brings back
           // every page the store holds for the origin, asks the first to read the site's clock, and
@@ -121,23 +239,30 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
           // reaches the server, so all of it is in the figures. The other ways take the day's pages in turn.
           const day = way === 'planner'
             ? { urls, store, plan: true, planBudget: perDay }
-            : { urls: Array.from({ length: perDay }, (_, k) => urls[(d * perDay + k) % urls.length]), store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store }
+            : { urls: slice(d).map(p => urls[p]), store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store }
           await crawl({ ...crawlOpts, ...day })
+          visits.push(...site.read().visits)
         }
-        const visits: Visit[] = visitsFrom(site.journal.entries(), pageOf)
         if (way === 'unconditional') fullHeaders = initialHeaders(visits, pages.length, startMs)
-        const changes = changeTimes(definition, pages, startMs, startMs + (o.days + 2) * DAY)
-        ways.push({ way, figures: wayFigures(visits, pages.map(() => startMs), changes, pages.map(p => p.bodyBytes), fullHeaders, startMs + DAY, startMs + (o.days + 1) * DAY) })
+        ways.push({ way, figures: wayFigures({ requests: visits, ...truth(startMs), fullHeaderBytes: fullHeaders, startMs, days: o.days, handed: way === 'planner' ? planned : roundRobin }) })
       } finally {
         await site.close()
       }
+    }
+    for (const [i, adapter] of crawlers.entries()) {
+      ways.push(await runCrawlerWay(adapter, clocks[i], {
+        o, definition, pageOf, journalSize, perDay, fullHeaders, truth, onDay: hooks.onDay,
+        handed: o.visits === 'plan' ? planned : roundRobin,
+        paths: pages.map(p => p.path),
+        stateDir: join(dir, `crawler-${i}`)
+      }))
     }
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
   const conditional = ways.find(w => w.way === 'conditional')?.figures
   const targets: BandwidthBenchResult['targets'] = []
-  if (conditional !== undefined) {
+  if (conditional !== undefined && conditional !== null) {
     targets.push({ id: 'conditional-vs-oracle', description: 'conditional revalidation bytes over the oracle minimum for the same visits', value: conditional.overOracle, target: 1.02, met: conditional.overOracle <= 1.02 })
     if (conditional.notModifiedSaving.min !== null) {
       targets.push({ id: '304-saving', description: `smallest share of bytes a 304 saved on a 20 KB page (${conditional.notModifiedSaving.pages20k} such 304s)`, value: conditional.notModifiedSaving.min, target: 0.975, met: conditional.notModifiedSaving.min >= 0.975 })
@@ -145,7 +270,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
   }
   const result: BandwidthBenchResult = {
     bench: 'bandwidth',
-    parameters: { pages: o.pages, days: o.days, ratio: o.ratio, rateMedian: o.rateMedian, rateSigma: o.rateSigma, renderMs: o.renderMs, seed: o.seed, requestsPerDay: perDay, medianBodyBytes: 20_000, meanHeaderBytes: fullHeaders.reduce((a, b) => a + b, 0) / Math.max(fullHeaders.length, 1) },
+    parameters: { pages: o.pages, days: o.days, ratio: o.ratio, rateMedian: o.rateMedian, rateSigma: o.rateSigma, renderMs: o.renderMs, seed: o.seed, visits: o.visits, dayTimeoutMs: o.dayTimeoutMs, requestsPerDay: perDay, medianBodyBytes: 20_000, meanHeaderBytes: fullHeaders.reduce((a, b) => a + b, 0) / Math.max(fullHeaders.length, 1) },
     ways,
     targets,
     seconds: (performance.now() - started) / 1000,
@@ -155,29 +280,125 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}): Pro
   return result
 }
 
+interface CrawlerWayContext {
+  o: BandwidthBenchOptions
+  definition: SiteDefinition
+  pageOf: Map<string, number>
+  paths: string[]
+  journalSize: number
+  perDay: number
+  fullHeaders: number[]
+  handed: ReadonlyArray<readonly number[] | null>
+  truth: (startMs: number) => { changes: number[][], bodyBytes: number[] }
+  stateDir: string
+  onDay?: (line: string) => void
+}
+
+/**
+ * A crawler as a way of its own, on a copy of the site of its own: run once per
+ * site day (crawler-way.ts), its requests read from the journal after each day, its
+ * figures from them and the truth alone. A day it failed, or whose requests the
+ * journal could not hold, gives no figures; a crawler that used the site's admin
+ * paths gives none at all.
+ */
+async function runCrawlerWay (adapter: CrawlerAdapter, clock: CrawlerClock, c: CrawlerWayContext): Promise<CrawlerWayResult> {
+  const t0 = performance.now()
+  const site = await startWaySite(c.definition, c.pageOf, c.journalSize)
+  const visits: Visit[] = []
+  const runFailures = new Map<number, string>()
+  let crawlerMs = 0
+  let tampered = 0
+  const startMs = site.now()
+  try {
+    await mkdir(c.stateDir, { recursive: true })
+    const urls = c.paths.map(p => `${site.url}${p}`)
+    await runCrawlerDays({
+      adapter,
+      urls,
+      handed: c.handed,
+      perDay: c.perDay,
+      stateDir: c.stateDir,
+      dayTimeoutMs: c.o.dayTimeoutMs,
+      clockOffsetMs: site.clockOffsetMs,
+      advanceDay: site.advanceDay,
+      onDay: run => {
+        crawlerMs += run.durationMs
+        const read = site.read()
+        visits.push(...read.visits)
+        const failure = run.failure ?? (read.dropped > 0 ? `sent more requests than the journal holds in a day (${read.dropped} not kept)` : null)
+        if (failure !== null) runFailures.set(run.day, failure + (run.output === '' ? '' : ` (it printed: ${run.output})`))
+        c.onDay?.(`${adapter.name}: site day ${run.day}/${c.o.days}: ${read.visits.length} requests in ${(run.durationMs / 1000).toFixed(1)} s${failure === null ? '' : `, no figures: ${failure}`}`)
+      }
+    })
+    await sleep(20)
+    visits.push(...site.read().visits)
+    tampered = site.tampered()
+  } finally {
+    await site.close()
+  }
+  const base = { way: 'crawler' as const, crawler: adapter.name, command: adapter.describe, version: adapter.version ?? null, visits: c.o.visits, clock, crawlerSeconds: crawlerMs / 1000 }
+  if (tampered > 0) {
+    return { ...base, figures: null, why: 'used the fixture site\'s admin paths, so its journal cannot be trusted', failures: [{ day: 0, why: `${tampered} admin calls (journal resets, clock moves or content changes) came from someone other than the benchmark` }], seconds: (performance.now() - t0) / 1000 }
+  }
+  const figures = wayFigures({ requests: visits, ...c.truth(startMs), fullHeaderBytes: c.fullHeaders, startMs, days: c.o.days, handed: c.handed, runFailures })
+  const failures = figures.days.filter(d => d.failure !== null).map(d => ({ day: d.day, why: d.failure ?? '' }))
+  return {
+    ...base,
+    figures: figures.daysMeasured > 0 ? figures : null,
+    why: figures.daysMeasured > 0 ? economyWhy(figures) : 'gave no figures: no measured day ran to the end',
+    failures,
+    seconds: (performance.now() - t0) / 1000
+  }
+}
+
 /** The header block of each page's first (full) response: the oracle's "headers only" cost. */
 function initialHeaders (visits: readonly Visit[], pages: number, startMs: number): number[] {
   const out = new Array<number>(pages).fill(0)
-  for (const v of visits) if (v.atMs === startMs && v.status === 200 && out[v.page] === 0) out[v.page] = v.headerBytes
+  for (const v of visits) if (v.page !== null && v.atMs < startMs + DAY && v.status === 200 && out[v.page] === 0) out[v.page] = v.headerBytes
   return out
+}
+
+/** A way's label in tables and charts: the reference way's name, or the crawler's. */
+export function wayLabel (w: BandwidthWayResult): string {
+  return w.way === 'crawler' ? w.crawler : w.way
 }
 
 /** The short results table `webkrab bench bandwidth` prints. */
 export function formatBandwidthTable (r: BandwidthBenchResult): string {
   const p = r.parameters
+  const width = Math.max(14, ...r.ways.map(w => wayLabel(w).length))
   const lines = [
     bandwidthHeadline(r),
     '',
     `webkrab bench bandwidth: ${p.pages} pages, ${p.days} site days at ${p.requestsPerDay} requests a day, bodies about ${formatBytes(p.medianBodyBytes)}, headers about ${Math.round(p.meanHeaderBytes)} B, seed ${p.seed}`,
     '',
-    ['way'.padEnd(14), 'requests', '   200s', '   304s', ' on the wire', '   headers', '    bodies', 'oracle min.', ' ratio', 'freshness', 'render ms'].join(' ')
+    ['way'.padEnd(width), 'requests', '   200s', '   304s', ' on the wire', '   headers', '    bodies', 'oracle min.', ' ratio', 'freshness', 'render ms'].join(' ')
   ]
-  for (const { way, figures: f } of r.ways) {
+  for (const w of r.ways) {
+    const f = w.figures
+    if (f === null) {
+      lines.push(`${wayLabel(w).padEnd(width)} no figures${w.way === 'crawler' ? `: ${w.why}` : ''}`)
+      continue
+    }
     lines.push([
-      way.padEnd(14), String(f.requests).padStart(8), String(f.ok).padStart(7), String(f.notModified).padStart(7),
+      wayLabel(w).padEnd(width), String(f.requests).padStart(8), String(f.ok).padStart(7), String(f.notModified).padStart(7),
       formatBytes(f.bytes.total).padStart(12), formatBytes(f.bytes.headers).padStart(10), formatBytes(f.bytes.bodies).padStart(10),
       formatBytes(f.oracleMinimumBytes).padStart(11), f.overOracle.toFixed(3).padStart(6), f.freshness.toFixed(4).padStart(9), f.renderMs.toFixed(0).padStart(9)
     ].join(' '))
+  }
+  for (const w of r.ways) {
+    if (w.way !== 'crawler') continue
+    lines.push('', `crawler ${w.crawler}${w.version === null ? '' : ` (${w.version})`}: ${w.command}`, `  ${w.why}`, `  its clock: ${w.clock.note}; visits: ${w.visits}; ${w.crawlerSeconds.toFixed(1)} s of crawler runs`)
+    const f = w.figures
+    if (f !== null) {
+      lines.push(
+        `  ${f.visits} visits${f.visitsHanded === null ? '' : ` of ${f.visitsHanded} handed`}, ${f.conditional} conditional (${f.validators.ifNoneMatch} If-None-Match, ${f.validators.ifModifiedSince} If-Modified-Since); ` +
+          `${f.refetchedUnchanged.count} bodies refetched unchanged (${formatBytes(f.refetchedUnchanged.bytes)}); ${f.changesMissed.total} changes missed (${f.changesMissed.notModified} by a 304, ${f.changesMissed.reused} by a reuse)`,
+        `  beyond its visits: ${f.beyondVisits.requests} requests, ${formatBytes(f.beyondVisits.bytes)} (robots.txt ${f.beyondVisits.robots}, retries ${f.beyondVisits.retries}, repeats ${f.beyondVisits.repeats}, pages not handed ${f.beyondVisits.unhanded}, other paths ${f.beyondVisits.other}); ` +
+          `at most ${f.perOriginPerDay.max} requests to the origin in a site day; ${f.incomplete} incomplete responses; ${f.deferrals.length} 429/503 answers`
+      )
+    }
+    for (const x of w.failures) lines.push(`  site day ${x.day}: no figures: ${x.why}`)
   }
   if (r.targets.length > 0) {
     lines.push('', 'targets')

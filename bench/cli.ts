@@ -69,13 +69,16 @@ export function registerBench (program: Command): void {
     })
 
   const bandwidth = bench.command('bandwidth')
-    .description('a real crawl of a changing fixture site for N site days, three ways: unconditional, conditional, the planner; beside the oracle minimum bytes')
+    .description('a real crawl of a changing fixture site for N site days, three ways: unconditional, conditional, the planner; beside the oracle minimum bytes (with --crawler, any crawler as a fourth way)')
   declare(bandwidth, bandwidthBenchOptions)
   if (!bandwidthBenchOptions.some(f => f.name === 'out')) bandwidth.option('--out <dir>', 'also write the results there as JSON')
   bandwidth
     .action(async (opts: { json?: boolean, out?: string } & Record<string, unknown>) => {
       const { runBandwidthBench, formatBandwidthTable, expectedBandwidthRequests } = await import('./bandwidth.js')
       const result = await withRequestProgress('bench bandwidth', expectedBandwidthRequests(opts), async () => await runBandwidthBench(opts))
+      for (const w of result.ways) {
+        if (w.way === 'crawler') for (const x of w.failures) process.stderr.write(`webkrab bench bandwidth: ${w.crawler}: site day ${x.day}: no figures: ${x.why}\n`)
+      }
       // runBandwidthBench writes bench-bandwidth.json and .html itself with --out
       wrote(result.files)
       await emit('bandwidth', result, formatBandwidthTable(result), { json: opts.json })

@@ -2,7 +2,7 @@ import t from 'tap'
 import { bandwidthHeadline, bandwidthNotes, crawlerHeadline, schedulerHeadline, serverHeadline, soakHeadline } from '../../../bench/headline.js'
 import type { SoakResult } from '../../../bench/soak.js'
 import { formatBandwidthTable, type BandwidthBenchResult } from '../../../bench/bandwidth.js'
-import type { WayFigures } from '../../../bench/bandwidth/bandwidth-figures.js'
+import { emptyWayFigures, type WayFigures } from '../../../bench/bandwidth/bandwidth-figures.js'
 import { formatSchedulerTable } from '../../../bench/sim/scheduler-table.js'
 import type { SchedulerBenchResult } from '../../../bench/scheduler.js'
 import type { ServerBenchResult } from '../../../bench/server.js'
@@ -11,6 +11,8 @@ import type { PolicyName } from '../../../bench/sim/run-s1.js'
 
 function way (total: number, over: Partial<WayFigures> = {}): WayFigures {
   return {
+    ...emptyWayFigures(),
+    visits: 100,
     requests: 100,
     ok: 20,
     notModified: 80,
@@ -28,7 +30,7 @@ function way (total: number, over: Partial<WayFigures> = {}): WayFigures {
 function bandwidth (unconditional: number, conditional: number, planner: number, over: Partial<WayFigures> = {}): BandwidthBenchResult {
   return {
     bench: 'bandwidth',
-    parameters: { pages: 100, days: 5, ratio: 0.1, rateMedian: 0.05, rateSigma: 2, renderMs: 1, seed: 1, requestsPerDay: 10, medianBodyBytes: 20_000, meanHeaderBytes: 384 },
+    parameters: { pages: 100, days: 5, ratio: 0.1, rateMedian: 0.05, rateSigma: 2, renderMs: 1, seed: 1, visits: 'round-robin', dayTimeoutMs: 120_000, requestsPerDay: 10, medianBodyBytes: 20_000, meanHeaderBytes: 384 },
     ways: [
       { way: 'unconditional', figures: way(unconditional, { freshness: 0.7051 }) },
       { way: 'conditional', figures: way(conditional, over) },
