@@ -47,6 +47,8 @@ export interface ConformanceOptions {
   allowExternalUrls?: boolean
   /** Grade every shipped crawler that is installed and render the scorecard (`npm run scorecard`). */
   scorecard?: boolean
+  /** With --scorecard: `with` the economy (default), `without` it, or `only` it. */
+  economy?: string
   /** With --scorecard: only these crawlers. */
   only?: string[]
 }
@@ -125,7 +127,10 @@ export async function runConformance (options: ConformanceOptions, io: Conforman
   if (options.compare !== undefined && options.compare.length > 0) return runCompare(options.compare, options.out, io)
   if (options.scorecard === true) {
     const { runScorecard } = await import('./run-scorecard.js')
-    return await runScorecard({ out: resolve(options.out ?? join('reports', 'out', 'scorecard')), ...(options.only !== undefined ? { only: options.only } : {}), ...(options.jobs !== undefined ? { jobs: options.jobs } : {}) }, io)
+    const parts: Record<string, 'both' | 'suite' | 'economy'> = { with: 'both', without: 'suite', only: 'economy' }
+    const part = parts[options.economy ?? 'with']
+    if (part === undefined) throw errors.WEBKRAB_ERR_BAD_FLAG(`--economy must be with, without or only, not "${String(options.economy)}"`)
+    return await runScorecard({ out: resolve(options.out ?? join('reports', 'out', 'scorecard')), part, ...(options.only !== undefined ? { only: options.only } : {}), ...(options.jobs !== undefined ? { jobs: options.jobs } : {}) }, io)
   }
   if (options.merge !== undefined && options.merge.length > 0) return emit(mergeResults(loadResults(options.merge, '--merge')), options, io)
   const jobs = options.jobs ?? defaultJobs()
@@ -207,6 +212,7 @@ export function registerConformance (program: Command): void {
     .option('--merge <results...>', 'run nothing: join the results.json files of shards into one result and scorecard')
     .option('--scorecard', 'grade every shipped crawler that is installed (conformance/adapters/), write conformance/results/<name>.json and the scorecard page (--out, default reports/out/scorecard)')
     .option('--only <names...>', 'with --scorecard: only these crawlers')
+    .addOption(new Option('--economy <when>', 'with --scorecard: with (default: grade on the suite, then run each crawler\'s economy, bench bandwidth --crawler at 300 pages and 14 site days), without (the suite only), only (the economy only, into the results files there are)').choices(['with', 'without', 'only']))
     .option('--allow-external-urls', 'let scenarios name hosts other than their own fixture sites (absolute URLs); off by default, since a scenario is someone else\'s file')
     .action(async (opts: ConformanceOptions) => {
       const code = await runConformance(opts)

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fromRoot } from '../common/paths.js'
 import type { CrawlerAdapter } from './adapters/adapter-types.js'
@@ -32,18 +32,23 @@ export interface ScorecardOptions {
   /** Only these crawlers (adapter names); all shipped ones by default. */
   only?: string[]
   jobs?: number
+  /** `suite`: grade on the scenarios only; `economy`: run only the economy, into the results files there are; default both. */
+  part?: 'suite' | 'economy' | 'both'
   /** Where the page goes (index.html and scorecard.txt). */
   out: string
 }
 
 /**
  * `npm run scorecard`: grades every shipped crawler that is installed on the whole
- * suite, writes its results to conformance/results/<name>.json, skips (and says
- * so) a crawler that is not installed, and renders the scorecard of every results
- * file there (a skipped crawler keeps the results it had).
+ * suite, runs the economy of each (bench bandwidth --crawler, at fixed parameters),
+ * writes both to conformance/results/<name>.json, skips (and says so) a crawler
+ * that is not installed, and renders the scorecard of every results file there (a
+ * skipped crawler keeps the results it had).
  */
-export async function runScorecard (options: ScorecardOptions, io: ConformanceIo): Promise<number> {
-  const scenarios = await loadScenarios([SCENARIOS_DIR])
+export async function runScorecard (options: ScorecardOptions, io: ConformanceIo, resultsDir = RESULTS_DIR): Promise<number> {
+  const part = options.part ?? 'both'
+  const scenarios = part === 'economy' ? [] : await loadScenarios([SCENARIOS_DIR])
+  const ready: CrawlerAdapter[] = []
   for (const { file, adapter } of shippedAdapters()) {
     if (options.only !== undefined && !options.only.includes(adapter.name)) continue
     const check = installed(adapter, file)
@@ -51,13 +56,18 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
       io.stderr.write(`scorecard: skipping ${adapter.name}: not installed (${adapter.check ?? ''} failed${check.said === '' ? '' : `: ${check.said}`}); install with: ${adapter.install ?? 'see its adapter file'}\n`)
       continue
     }
+    ready.push(adapter)
+    if (part === 'economy') continue
     io.stderr.write(`scorecard: grading ${adapter.name}${adapter.version !== undefined ? ` ${adapter.version}` : ''} on ${scenarios.length} scenarios\n`)
     const result = await runSuite(scenarios, adapter, { jobs: options.jobs })
-    writeFileSync(join(RESULTS_DIR, `${adapter.name}.json`), renderJson(result))
+    // the economy it had stays until it is run again
+    const before = existsSync(join(resultsDir, `${adapter.name}.json`)) ? loadResults([join(resultsDir, `${adapter.name}.json`)])[0].economy : undefined
+    writeFileSync(join(resultsDir, `${adapter.name}.json`), renderJson(before === undefined ? result : { ...result, economy: before }))
     io.stderr.write(`scorecard: ${adapter.name}: ${result.totals.byVerdict.pass}/${result.totals.scenarios} pass, ${result.totals.requiredFailures} unexpected required failures, ${result.totals.unexpectedPasses} unexpected passes\n`)
   }
-  const files = readdirSync(RESULTS_DIR).filter(f => f.endsWith('.json')).sort((a, b) => (a === 'reference.json' ? -1 : b === 'reference.json' ? 1 : a.localeCompare(b)))
-  const results: SuiteResult[] = loadResults(files.map(f => join(RESULTS_DIR, f)))
+  if (part !== 'suite' && ready.length > 0) await writeEconomy(ready, io, resultsDir)
+  const files = readdirSync(resultsDir).filter(f => f.endsWith('.json')).sort((a, b) => (a === 'reference.json' ? -1 : b === 'reference.json' ? 1 : a.localeCompare(b)))
+  const results: SuiteResult[] = loadResults(files.map(f => join(resultsDir, f)))
   const text = renderScorecardText(results)
   io.stdout.write(text)
   mkdirSync(options.out, { recursive: true })
@@ -66,3 +76,26 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
   io.stderr.write(`scorecard: wrote ${join(options.out, 'index.html')}, ${join(options.out, 'scorecard.txt')}\n`)
   return 0
 }
+
+/**
+ * Runs the economy of the crawlers in one benchmark run and writes each into its
+ * results file as `economy` (a crawler with no results file yet gets none: it is
+ * graded first). Its lines go to stderr as the site days pass.
+ */
+async function writeEconomy (adapters: CrawlerAdapter[], io: ConformanceIo, resultsDir: string): Promise<void> {
+  const { runEconomy, ECONOMY_PARAMETERS: p } = await import('../bench/economy.js')
+  const withResults = adapters.filter(a => existsSync(join(resultsDir, `${a.name}.json`)))
+  for (const a of adapters) if (!withResults.includes(a)) io.stderr.write(`scorecard: ${a.name}: no results file to hold its economy; grade it first\n`)
+  if (withResults.length === 0) return
+  io.stderr.write(`scorecard: the economy of ${withResults.map(a => a.name).join(', ')}: ${p.pages} pages, ${p.days} site days, B/N ${p.ratio}, seed ${p.seed}\n`)
+  const economy = await runEconomy(withResults, { onDay: line => { io.stderr.write(`scorecard: economy: ${line}\n`) } })
+  for (const a of withResults) {
+    const e = economy.get(a.name)
+    if (e === undefined) continue
+    const file = join(resultsDir, `${a.name}.json`)
+    const result = loadResults([file])[0]
+    writeFileSync(file, renderJson({ ...result, economy: e }))
+    io.stderr.write(`scorecard: ${a.name}: ${e.figures === null ? `no economy figures: ${e.why}` : `${e.figures.overOracle.toFixed(2)} times the oracle minimum, freshness ${e.figures.freshness.toFixed(3)}`} (${e.seconds.toFixed(0)} s)\n`)
+  }
+}
+

@@ -1,3 +1,4 @@
+import type { Economy } from '../bench/economy.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -64,6 +65,8 @@ export interface SuiteResult {
   scenarios: ScenarioResult[]
   /** The catalogue entries of every WebKrab rule the scenarios cite, so each format can print the rule, not just its id. */
   rules: RuleIndex
+  /** What the crawler's fetching costs over site days of a changing site (bench bandwidth --crawler), written by `npm run scorecard`. */
+  economy?: Economy
 }
 
 /** Settles when the signal fires (never without one). */

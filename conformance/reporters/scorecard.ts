@@ -6,6 +6,7 @@ import { withoutControls } from '../../reports/strip-controls.js'
 import { basisWords, type Verdict } from '../grade-scenario.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
+import { economyHtml, economyText } from './economy-table.js'
 import { byConcern, ruleText, SCORE_NAMES, scoreText } from './verdict-words.js'
 
 /**
@@ -118,6 +119,7 @@ export function renderScorecardHtml (results: SuiteResult[]): string {
     subtitle: `${results.length} crawlers · ${ids.length} scenarios · ${reference.length > 0 ? new Date(results[0].startedAt).toUTCString() : ''}`,
     body: stats +
       card({ title: 'Totals', caption: 'Passed of graded assertions per score: RFC conformance (by the RFC\'s own keyword), WebKrab profile (WebKrab\'s operating rules) and reporting (the crawler\'s webkrab.report/v1, untested for crawlers that write none).', body: totals, id: 'totals-card' }) +
+      economyHtml(results) +
       card({ title: 'Verdicts by concern', caption: 'Open a concern for its scenarios; a cell leads to what the server saw and the rule. * marks a failure the crawler\'s adapter lists as known, with its reason.', body: matrix, id: 'matrix-card' }) +
       card({ title: 'Evidence', caption: 'Every verdict other than pass, crawler by crawler.', body: evidence, id: 'evidence' }),
     footer: `webkrab ${version} · webkrab.conformance/v1`
@@ -146,5 +148,6 @@ export function renderScorecardText (raw: SuiteResult[]): string {
     })
     out.push([concern.padEnd(width), ...cells].join('  ').trimEnd())
   }
-  return out.join('\n') + '\n'
+  const economy = economyText(results)
+  return out.join('\n') + '\n' + (economy === '' ? '' : `\n${economy}`)
 }

@@ -10,6 +10,7 @@ import { referenceAdapter } from '../../conformance/adapters/reference-adapter.j
 import { loadScenarios } from '../../conformance/load-scenarios.js'
 import { renderScorecardHtml, renderScorecardText } from '../../conformance/reporters/scorecard.js'
 import { runSuite } from '../../conformance/run-suite.js'
+import { runEconomy } from '../../bench/economy.js'
 
 /**
  * The crawler scorecard in Debian's Chromium: a column per crawler, each crawler's
@@ -22,7 +23,24 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 const scenarios = await loadScenarios([fromRoot('scenarios/validators')])
 const reference = await runSuite(scenarios, referenceAdapter(), { jobs: 4 })
-const curl = await runSuite(scenarios, { ...commandAdapter({ command: 'curl --silent --globoff --output /dev/null {url}' }), name: 'curl-plain', version: '7.88' }, { jobs: 4 })
+const plain = { ...commandAdapter({ command: 'curl --silent --globoff --output /dev/null {url}' }), name: 'curl-plain', version: '7.88' }
+const curl = await runSuite(scenarios, plain, { jobs: 4 })
+// the economy of both at a small size: curl reads no clock, so it is run as clock: none and needs no libfaketime
+const economy = await runEconomy([referenceAdapter(), { ...plain, accepts: { ...plain.accepts, clock: 'none' } }], { parameters: { pages: 40, days: 3, ratio: 0.25 } })
+reference.economy = economy.get('reference')
+curl.economy = economy.get('curl-plain')
+
+t.test('the scorecard as text has the economy table: a row per crawler beside the reference ways and the oracle, sorted by bytes over the oracle, each with why', async t => {
+  const text = renderScorecardText([reference, curl])
+  const table = text.slice(text.indexOf('Economy: 40 pages, 3 site days, 10 visits a day'))
+  t.ok(table.length > 0 && text.includes('Economy: 40 pages'), 'the economy follows the scores')
+  const rows = table.split('\n').filter(l => /^\S+ +\d+\.\d{3} /.test(l)).map(l => ({ name: l.split(/ +/)[0], over: Number(l.split(/ +/)[1]) }))
+  t.same(rows.map(r => r.name).sort(), ['curl-plain', 'oracle', 'ref:conditional', 'ref:planner', 'ref:unconditional', 'reference'].sort(), 'each crawler, the reference ways and the oracle')
+  t.same(rows.map(r => r.over), [...rows.map(r => r.over)].sort((a, b) => a - b), 'sorted by bytes over the oracle')
+  t.equal(rows.find(r => r.name === 'curl-plain')?.over, Number(curl.economy?.figures?.overOracle.toFixed(3)))
+  t.match(table, /^curl-plain .*\n +Keeps no validator: every revisit is a full refetch\.$/m, 'each crawler says why')
+  t.ok((curl.economy?.figures?.overOracle ?? 0) > 2, 'curl, which keeps nothing, spends several times the oracle minimum')
+})
 
 t.test('the scorecard as text gives each crawler its three scores and its passes per concern', async t => {
   const text = renderScorecardText([reference, curl])
@@ -82,6 +100,27 @@ if (!existsSync(CHROMIUM)) {
     t.match(text, /WebKrab profile, must/, 'the basis of the failed assertion')
     t.match(text, /rule revisit-revalidates/, 'and the rule it broke')
     await page.screenshot({ path: join(out, 'scorecard.png'), fullPage: false })
+    rmSync(file)
+  })
+
+  t.test('the scorecard page shows the economy: bytes by crawler as bars, and a row per crawler sorted by bytes over the oracle', async t => {
+    const out = fromRoot('reports', 'out', 'scorecard')
+    mkdirSync(out, { recursive: true })
+    const file = join(out, 'test-scorecard-economy.html')
+    writeFileSync(file, renderScorecardHtml([reference, curl]))
+    const page = await context.newPage()
+    await page.goto(pathToFileURL(file).href)
+    t.ok(await page.isVisible('#economy-card'), 'the economy card is shown')
+    const rows = await page.$$eval('#economy tbody tr', trs => trs.map(tr => ({ id: tr.getAttribute('data-economy'), over: Number(tr.getAttribute('data-over-oracle')), why: tr.querySelector('td.note')?.textContent ?? '' })))
+    t.same(rows.map(r => r.id).sort(), ['conditional', 'curl-plain', 'oracle', 'planner', 'reference', 'unconditional'].sort())
+    t.same(rows.map(r => r.over), [...rows.map(r => r.over)].sort((a, b) => a - b), 'sorted by bytes over the oracle')
+    t.match(rows.find(r => r.id === 'curl-plain')?.why, /^Keeps no validator/)
+    const bars = await page.$$eval('#economy-chart g.bar', gs => gs.map(g => ({ id: g.getAttribute('data-economy'), value: Number(g.getAttribute('data-value')) })))
+    t.equal(bars.find(b => b.id === 'curl-plain')?.value, curl.economy?.figures?.bytes.total, 'a bar of curl\'s bytes')
+    t.equal(bars.find(b => b.id === 'oracle')?.value, curl.economy?.reference.conditional.oracleMinimumBytes, 'beside the oracle minimum')
+    const box = await page.$eval('#economy-chart', el => { const r = el.getBoundingClientRect(); return { w: r.width, h: r.height } })
+    t.ok(box.w > 300 && box.h > 100, `the chart is drawn (${box.w}×${box.h})`)
+    await page.screenshot({ path: join(out, 'scorecard-economy.png'), fullPage: true })
     rmSync(file)
   })
 }
