@@ -45,7 +45,7 @@ export function bandwidthHeadline (r: BandwidthBenchResult): string {
   const parts: string[] = []
   if (conditional !== undefined) {
     parts.push(`conditional revalidation used ${percent(conditional.bytes.total / all.bytes.total)} of the bytes of refetching everything ` +
-      `(${formatBytes(conditional.bytes.total)} against ${formatBytes(all.bytes.total)} for the same ${conditional.requests} visits)`)
+      `(${formatBytes(conditional.bytes.total)} against ${formatBytes(all.bytes.total)} for the same ${conditional.visits} visits)`)
   }
   if (planner !== undefined) {
     parts.push(`the planner used ${percent(planner.bytes.total / all.bytes.total)} and kept copies fresh ${percent(planner.freshness, 1)} of the time ` +

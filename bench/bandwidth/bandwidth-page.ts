@@ -1,12 +1,15 @@
 import { version } from '../../common/version.js'
 import { formatBytes } from '../../common/units.js'
-import { barChart, card, dataTable, escapeHtml, lineChart, renderPage, seriesColor, statTiles, type LineSeries } from '../../reports/page-kit.js'
+import { barChart, card, dataTable, escapeHtml, lineChart, palette, renderPage, statTiles, type LineSeries } from '../../reports/page-kit.js'
 import { wayLabel, type BandwidthBenchResult, type BandwidthWayResult } from '../bandwidth.js'
 
 const COLORS: Record<string, string> = { unconditional: '#8a8f98', conditional: '#2f6fdd', planner: '#1a9a5c', oracle: '#c9a227' }
 
-function colorOf (w: BandwidthWayResult, i: number): string {
-  return COLORS[w.way] ?? seriesColor(i + 3)
+/** Crawlers' colours: none of the reference ways' or the oracle's. */
+const CRAWLER_COLORS = [palette.orange, palette.purple, palette.sky, palette.red, palette.ink]
+
+function colorOf (w: BandwidthWayResult, i: number, ways: readonly BandwidthWayResult[]): string {
+  return COLORS[w.way] ?? CRAWLER_COLORS[ways.slice(0, i).filter(x => x.way === 'crawler').length % CRAWLER_COLORS.length]
 }
 
 /** A way's per-day series over days 1..days: null where the day gave no figures. */
@@ -25,18 +28,18 @@ export function renderBandwidthPage (r: BandwidthBenchResult): string {
   const conditional = r.ways.find(w => w.way === 'conditional')?.figures ?? null
   const days = r.parameters.days
   const bars = [
-    ...r.ways.map((w, i) => ({ label: wayLabel(w), value: w.figures?.bytes.total ?? 0, color: colorOf(w, i), display: w.figures === null ? 'no figures' : formatBytes(w.figures.bytes.total), attrs: { 'data-way': wayLabel(w) } })),
+    ...r.ways.map((w, i) => ({ label: wayLabel(w), value: w.figures?.bytes.total ?? 0, color: colorOf(w, i, r.ways), display: w.figures === null ? 'no figures' : formatBytes(w.figures.bytes.total), attrs: { 'data-way': wayLabel(w) } })),
     ...(conditional === null ? [] : [{ label: 'oracle minimum', value: conditional.oracleMinimumBytes, color: COLORS.oracle, display: formatBytes(conditional.oracleMinimumBytes), attrs: { 'data-way': 'oracle' } }])
   ]
   const crawlers = r.ways.filter(w => w.way === 'crawler')
   const bytesSeries: LineSeries[] = [
-    ...r.ways.map((w, i) => ({ label: wayLabel(w), values: perDay(w, days, d => d.bytes), color: colorOf(w, i), attrs: { 'data-way': wayLabel(w) } })),
+    ...r.ways.map((w, i) => ({ label: wayLabel(w), values: perDay(w, days, d => d.bytes), color: colorOf(w, i, r.ways), attrs: { 'data-way': wayLabel(w) } })),
     // the oracle of the crawler's own visits where there is one, else of the conditional way's
     ...(crawlers.length > 0
       ? crawlers.map((w, i) => ({ label: `oracle minimum for ${wayLabel(w)}`, values: perDay(w, days, d => d.oracleMinimumBytes), color: COLORS.oracle, dashed: true, attrs: { 'data-way': `oracle:${wayLabel(w)}`, 'data-index': i } }))
       : r.ways.filter(w => w.way === 'conditional').map(w => ({ label: 'oracle minimum', values: perDay(w, days, d => d.oracleMinimumBytes), color: COLORS.oracle, dashed: true, attrs: { 'data-way': 'oracle' } })))
   ]
-  const freshSeries: LineSeries[] = r.ways.map((w, i) => ({ label: wayLabel(w), values: perDay(w, days, d => d.freshness), color: colorOf(w, i), attrs: { 'data-way': wayLabel(w) } }))
+  const freshSeries: LineSeries[] = r.ways.map((w, i) => ({ label: wayLabel(w), values: perDay(w, days, d => d.freshness), color: colorOf(w, i, r.ways), attrs: { 'data-way': wayLabel(w) } }))
   const crawlerCards = crawlers.map(w => {
     if (w.way !== 'crawler') return ''
     const failures = w.failures.length === 0 ? '' : `<ul class="note">${w.failures.map(x => `<li data-day="${x.day}">site day ${x.day}: no figures: ${escapeHtml(x.why)}</li>`).join('')}</ul>`

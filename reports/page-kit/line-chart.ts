@@ -55,7 +55,7 @@ export function lineChart (series: LineSeries[], options: LineChartOptions): str
   const x = (i: number): number => left + (n === 1 ? plotW / 2 : (i / (n - 1)) * plotW)
   const y = (v: number): number => top + plotH - ((v - yMin) / (yMax - yMin || 1)) * plotH
   const firstX = options.firstX ?? 0
-  const grid = ticks.map(t => `<line x1="${left}" x2="${left + plotW}" y1="${round(y(t))}" y2="${round(y(t))}" stroke="${palette.surface}"/>` +
+  const grid = ticks.map(t => `<line x1="${left}" x2="${left + plotW}" y1="${round(y(t))}" y2="${round(y(t))}" stroke="${palette.grid}"/>` +
     `<text x="${left - 8}" y="${round(y(t)) + 4}" text-anchor="end" class="tick">${escapeHtml(format(t))}</text>`).join('')
   const xTicks = niceTicks(firstX, firstX + n - 1, Math.min(8, n)).filter(t => Number.isInteger(t) && t >= firstX && t <= firstX + n - 1)
   const xAxis = xTicks.map(t => `<text x="${round(x(t - firstX))}" y="${top + plotH + 16}" text-anchor="middle" class="tick">${t}</text>`).join('') +
