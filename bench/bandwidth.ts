@@ -145,6 +145,8 @@ export interface BandwidthBenchHooks {
   crawlers?: CrawlerAdapter[]
   /** A line at each crawler's site day. */
   onDay?: (line: string) => void
+  /** Journal entries a crawler way's site keeps (default four a page and a thousand more): a day's requests must fit between two reads. */
+  crawlerJournalSize?: number
 }
 
 /** The fixture site of one way, read a day at a time: a day's requests are taken from its journal before the next day begins. */
@@ -165,7 +167,6 @@ async function startWaySite (definition: SiteDefinition, pageOf: Map<string, num
   // the admin paths want a token only the benchmark has, so a crawler cannot move the clock or empty the journal
   const site = await startFixtureSite(definition, { journalSize, token: randomBytes(24).toString('base64url') })
   let next = site.journal.nextSeq
-  let dropped = site.journal.dropped
   return {
     url: site.url,
     now: () => site.clock.now(),
@@ -173,9 +174,10 @@ async function startWaySite (definition: SiteDefinition, pageOf: Map<string, num
     clockOffsetMs: () => site.clock.now() - Date.now(),
     read: () => {
       const entries = site.journal.since(next)
+      // the ring drops its oldest entries as it fills: only those dropped before they were read are lost
+      const oldest = site.journal.nextSeq - site.journal.length
+      const lost = Math.max(0, oldest - next)
       next = site.journal.nextSeq
-      const lost = site.journal.dropped - dropped
-      dropped = site.journal.dropped
       return { visits: visitsFrom(entries, pageOf), dropped: lost }
     },
     tampered: () => { const a = site.activity().http; return a.resets + a.clockMoves + a.changes },
@@ -228,8 +230,14 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
         const urls = pages.map(p => `${site.url}${p.path}`)
         const crawlOpts = { concurrency: 8, perOriginConcurrency: 8, revalidateAlways: true }
         const store = join(dir, `${way}.sqlite`)
+        const take = (): void => {
+          const read = site.read()
+          // the reference crawler asks once a page and robots.txt: a day of it always fits the ring
+          if (read.dropped > 0) throw errors.WEBKRAB_ERR_INTERNAL(`bench bandwidth: the ${way} way's journal dropped ${read.dropped} requests before they were read`)
+          visits.push(...read.visits)
+        }
         await crawl({ urls, store, ...crawlOpts })
-        visits.push(...site.read().visits)
+        take()
         for (let d = 0; d < o.days; d++) {
           site.advanceDay()
           // the planner way: one `crawl --plan --plan-budget N` a site day over the store the first
@@ -241,7 +249,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
             ? { urls, store, plan: true, planBudget: perDay }
             : { urls: slice(d).map(p => urls[p]), store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store }
           await crawl({ ...crawlOpts, ...day })
-          visits.push(...site.read().visits)
+          take()
         }
         if (way === 'unconditional') fullHeaders = initialHeaders(visits, pages.length, startMs)
         ways.push({ way, figures: wayFigures({ requests: visits, ...truth(startMs), fullHeaderBytes: fullHeaders, startMs, days: o.days, handed: way === 'planner' ? planned : roundRobin }) })
@@ -251,7 +259,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
     }
     for (const [i, adapter] of crawlers.entries()) {
       ways.push(await runCrawlerWay(adapter, clocks[i], {
-        o, definition, pageOf, journalSize, perDay, fullHeaders, truth, onDay: hooks.onDay,
+        o, definition, pageOf, journalSize: hooks.crawlerJournalSize ?? journalSize, perDay, fullHeaders, truth, onDay: hooks.onDay,
         handed: o.visits === 'plan' ? planned : roundRobin,
         paths: pages.map(p => p.path),
         stateDir: join(dir, `crawler-${i}`)

@@ -123,6 +123,17 @@ t.test('a crawler that plans is handed every page and the budget; one that canno
     { code: 'WEBKRAB_ERR_BAD_ADAPTER', message: /libfaketime \(Debian package faketime\) is not installed or does not work here/ })
 })
 
+t.test('the journal is read a day at a time: a ring that wraps over the days loses nothing, and a day that overflows it gives no figures', async t => {
+  const wraps = await runBandwidthBench({ pages: '20', days: '6', ratio: '0.5', renderMs: '0', crawler: 'reference' }, { crawlerJournalSize: 30 })
+  const w = crawlerWay(wraps, 'reference')
+  t.same(w.failures, [], 'six days of eleven requests through a ring of thirty')
+  t.equal(w.figures?.visits, 60)
+  const overflows = await runBandwidthBench({ pages: '20', days: '1', ratio: '0.5', renderMs: '0', crawler: 'reference' }, { crawlerJournalSize: 12 })
+  const o = crawlerWay(overflows, 'reference')
+  t.same(o.failures.map(f => f.day), [0], 'the first full crawl of twenty pages does not fit a ring of twelve')
+  t.match(o.failures[0].why, /sent more requests than the journal holds in a day \(\d+ not kept\)/)
+})
+
 t.test('--visits all hands every page every day, and every way visits as much', async t => {
   const r = await runBandwidthBench({ pages: '20', days: '2', ratio: '0.1', renderMs: '0', crawler: 'reference', visits: 'all' })
   t.equal(r.parameters.ratio, 1, 'B/N is 1')
