@@ -1,3 +1,4 @@
+import { errors } from '../common/errors.js'
 import type { CrawlerAdapter } from '../conformance/adapters/adapter-types.js'
 import { runBandwidthBench, type CrawlerWayResult } from './bandwidth.js'
 import type { WayFigures } from './bandwidth/bandwidth-figures.js'
@@ -42,7 +43,7 @@ export async function runEconomy (adapters: CrawlerAdapter[], options: { onDay?:
   const r = await runBandwidthBench({ pages: p.pages, days: p.days, ratio: p.ratio, seed: p.seed, visits: p.visits, dayTimeout: ECONOMY_DAY_TIMEOUT }, { crawlers: adapters, ...(options.onDay !== undefined ? { onDay: options.onDay } : {}) })
   const way = (name: string): WayFigures => {
     const f = r.ways.find(w => w.way === name)?.figures
-    if (f === undefined || f === null) throw new Error(`the economy run has no ${name} way`)
+    if (f === undefined || f === null) throw errors.WEBKRAB_ERR_INTERNAL(`the economy run has no ${name} way`)
     return f
   }
   const reference = { unconditional: way('unconditional'), conditional: way('conditional'), planner: way('planner') }
