@@ -4,7 +4,7 @@ import { formatBytes } from '../../common/units.js'
 import { card } from '../../reports/page-kit/blocks.js'
 import { barChart } from '../../reports/page-kit/charts.js'
 import { attrs, escapeHtml } from '../../reports/page-kit/escape-html.js'
-import { seriesColor } from '../../reports/page-kit/palette.js'
+import { palette } from '../../reports/page-kit/palette.js'
 import type { SuiteResult } from '../run-suite.js'
 import { crawlerLabel } from './scorecard.js'
 
@@ -63,8 +63,9 @@ const pct = (n: number): string => `${(100 * n).toFixed(1)}%`
 export function economyHtml (results: SuiteResult[]): string {
   const { rows, economy, other } = economyRows(results)
   if (economy === null) return ''
-  const color = (r: EconomyRow, i: number): string => r.kind === 'oracle' ? '#c9a227' : r.kind === 'reference' ? '#8a8f98' : seriesColor(i)
-  const chart = barChart(rows.map((r, i) => ({ label: r.kind === 'crawler' ? r.label : r.id, value: r.bytes, color: color(r, i), display: r.figures === null && r.kind === 'crawler' ? 'no figures' : formatBytes(r.bytes), attrs: { 'data-economy': r.id } })), { title: 'bytes on the wire by crawler over the same site days', id: 'economy-chart', format: formatBytes, labelWidth: 200 })
+  // crawlers in one colour, the reference crawler's ways in grey, the oracle in gold, as on the bandwidth page
+  const color = (r: EconomyRow): string => r.kind === 'oracle' ? '#c9a227' : r.kind === 'reference' ? '#8a8f98' : palette.blue
+  const chart = barChart(rows.map(r => ({ label: r.kind === 'reference' ? `ref: ${r.id}` : r.id, value: r.bytes, color: color(r), display: r.figures === null && r.kind === 'crawler' ? 'no figures' : formatBytes(r.bytes), attrs: { 'data-economy': r.id } })), { title: 'bytes on the wire by crawler over the same site days', id: 'economy-chart', format: formatBytes, labelWidth: 200 })
   const head = ['Crawler', 'Bytes over the oracle', 'Bytes', 'Bodies refetched unchanged', 'Changes missed', 'Freshness', 'Requests', 'Why'].map(h => `<th scope="col">${escapeHtml(h)}</th>`).join('')
   const body = rows.map(r => {
     const f = r.figures
@@ -75,7 +76,7 @@ export function economyHtml (results: SuiteResult[]): string {
       : [r.overOracle?.toFixed(3) ?? '', formatBytes(f.bytes.total), `${f.refetchedUnchanged.count} (${formatBytes(f.refetchedUnchanged.bytes)})`, String(f.changesMissed.total), pct(f.freshness),
           `${f.requests}${f.beyondVisits.requests > 0 ? ` (${f.beyondVisits.requests} beyond its visits)` : ''}`]
     return `<tr${attrs({ 'data-economy': r.id, 'data-kind': r.kind, 'data-over-oracle': r.overOracle ?? '', 'data-bytes': r.bytes })}><th scope="row">${escapeHtml(r.label)}</th>` +
-      cells.map((c, i) => `<td${i < 5 ? ' class="num"' : ''}>${escapeHtml(c)}</td>`).join('') + `<td class="note">${escapeHtml(r.why)}</td></tr>`
+      cells.map((c, i) => `<td${i < 5 ? ' class="num" style="white-space:nowrap"' : ''}>${escapeHtml(c)}</td>`).join('') + `<td class="note">${escapeHtml(r.why)}</td></tr>`
   }).join('')
   const others = other.length === 0 ? '' : `<p class="note">Not compared: the economy of ${escapeHtml(other.join(', '))} was run at other parameters.</p>`
   const table = `<div class="table-wrap"><table class="data" id="economy"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>${others}`
