@@ -1,22 +1,18 @@
-import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { errors } from '../common/errors.js'
-import { formatBytes, parseDuration } from '../common/units.js'
+import { parseDuration } from '../common/units.js'
 import type { CrawlerAdapter } from '../conformance/adapters/adapter-types.js'
 import { resolveCrawler } from '../conformance/adapters/load-adapter.js'
 import { crawl } from '../crawler/run/crawl.js'
-import { startFixtureSite, type SiteDefinition } from '../fixture-server/index.js'
 import { bandwidthSite, changeTimes } from './bandwidth/bandwidth-site.js'
-import { visitsFrom, wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
+import { wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
 import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
-import { checkVisitMode, crawlerClock, runCrawlerDays, VISIT_MODES, type CrawlerClock, type VisitMode } from './bandwidth/crawler-way.js'
-import { economyWhy } from './bandwidth/economy-why.js'
+import { checkVisitMode, crawlerClock, runCrawlerWay, VISIT_MODES, type CrawlerClock, type VisitMode } from './bandwidth/crawler-way.js'
+import { startWaySite } from './bandwidth/way-site.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
 import { writeBenchResults } from './write-results.js'
-import { bandwidthHeadline, bandwidthNotes } from './headline.js'
 
 const DAY = 86_400_000
 
@@ -149,42 +145,6 @@ export interface BandwidthBenchHooks {
   crawlerJournalSize?: number
 }
 
-/** The fixture site of one way, read a day at a time: a day's requests are taken from its journal before the next day begins. */
-interface WaySite {
-  url: string
-  /** Site time. */
-  now: () => number
-  advanceDay: () => void
-  clockOffsetMs: () => number
-  /** The requests journalled since the last read, and how many the ring dropped unread. */
-  read: () => { visits: Visit[], dropped: number }
-  /** Admin calls made over HTTP (by anyone but the benchmark). */
-  tampered: () => number
-  close: () => Promise<void>
-}
-
-async function startWaySite (definition: SiteDefinition, pageOf: Map<string, number>, journalSize: number): Promise<WaySite> {
-  // the admin paths want a token only the benchmark has, so a crawler cannot move the clock or empty the journal
-  const site = await startFixtureSite(definition, { journalSize, token: randomBytes(24).toString('base64url') })
-  let next = site.journal.nextSeq
-  return {
-    url: site.url,
-    now: () => site.clock.now(),
-    advanceDay: () => { site.clock.advance(DAY) },
-    clockOffsetMs: () => site.clock.now() - Date.now(),
-    read: () => {
-      const entries = site.journal.since(next)
-      // the ring drops its oldest entries as it fills: only those dropped before they were read are lost
-      const oldest = site.journal.nextSeq - site.journal.length
-      const lost = Math.max(0, oldest - next)
-      next = site.journal.nextSeq
-      return { visits: visitsFrom(entries, pageOf), dropped: lost }
-    },
-    tampered: () => { const a = site.activity().http; return a.resets + a.clockMoves + a.changes },
-    close: async () => { await site.close() }
-  }
-}
-
 /**
  * `webkrab bench bandwidth`: the reference crawler, over sockets, against a
  * fixture site whose pages change as seeded Poisson processes; a first full
@@ -288,77 +248,6 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
   return result
 }
 
-interface CrawlerWayContext {
-  o: BandwidthBenchOptions
-  definition: SiteDefinition
-  pageOf: Map<string, number>
-  paths: string[]
-  journalSize: number
-  perDay: number
-  fullHeaders: number[]
-  handed: ReadonlyArray<readonly number[] | null>
-  truth: (startMs: number) => { changes: number[][], bodyBytes: number[] }
-  stateDir: string
-  onDay?: (line: string) => void
-}
-
-/**
- * A crawler as a way of its own, on a copy of the site of its own: run once per
- * site day (crawler-way.ts), its requests read from the journal after each day, its
- * figures from them and the truth alone. A day it failed, or whose requests the
- * journal could not hold, gives no figures; a crawler that used the site's admin
- * paths gives none at all.
- */
-async function runCrawlerWay (adapter: CrawlerAdapter, clock: CrawlerClock, c: CrawlerWayContext): Promise<CrawlerWayResult> {
-  const t0 = performance.now()
-  const site = await startWaySite(c.definition, c.pageOf, c.journalSize)
-  const visits: Visit[] = []
-  const runFailures = new Map<number, string>()
-  let crawlerMs = 0
-  let tampered = 0
-  const startMs = site.now()
-  try {
-    await mkdir(c.stateDir, { recursive: true })
-    const urls = c.paths.map(p => `${site.url}${p}`)
-    await runCrawlerDays({
-      adapter,
-      urls,
-      handed: c.handed,
-      perDay: c.perDay,
-      stateDir: c.stateDir,
-      dayTimeoutMs: c.o.dayTimeoutMs,
-      clockOffsetMs: site.clockOffsetMs,
-      advanceDay: site.advanceDay,
-      onDay: run => {
-        crawlerMs += run.durationMs
-        const read = site.read()
-        visits.push(...read.visits)
-        const failure = run.failure ?? (read.dropped > 0 ? `sent more requests than the journal holds in a day (${read.dropped} not kept)` : null)
-        if (failure !== null) runFailures.set(run.day, failure + (run.output === '' ? '' : ` (it printed: ${run.output})`))
-        c.onDay?.(`${adapter.name}: site day ${run.day}/${c.o.days}: ${read.visits.length} requests in ${(run.durationMs / 1000).toFixed(1)} s${failure === null ? '' : `, no figures: ${failure}`}`)
-      }
-    })
-    await sleep(20)
-    visits.push(...site.read().visits)
-    tampered = site.tampered()
-  } finally {
-    await site.close()
-  }
-  const base = { way: 'crawler' as const, crawler: adapter.name, command: adapter.describe, version: adapter.version ?? null, visits: c.o.visits, clock, crawlerSeconds: crawlerMs / 1000 }
-  if (tampered > 0) {
-    return { ...base, figures: null, why: 'used the fixture site\'s admin paths, so its journal cannot be trusted', failures: [{ day: 0, why: `${tampered} admin calls (journal resets, clock moves or content changes) came from someone other than the benchmark` }], seconds: (performance.now() - t0) / 1000 }
-  }
-  const figures = wayFigures({ requests: visits, ...c.truth(startMs), fullHeaderBytes: c.fullHeaders, startMs, days: c.o.days, handed: c.handed, runFailures })
-  const failures = figures.days.filter(d => d.failure !== null).map(d => ({ day: d.day, why: d.failure ?? '' }))
-  return {
-    ...base,
-    figures: figures.daysMeasured > 0 ? figures : null,
-    why: figures.daysMeasured > 0 ? economyWhy(figures) : 'gave no figures: no measured day ran to the end',
-    failures,
-    seconds: (performance.now() - t0) / 1000
-  }
-}
-
 /** The header block of each page's first (full) response: the oracle's "headers only" cost. */
 function initialHeaders (visits: readonly Visit[], pages: number, startMs: number): number[] {
   const out = new Array<number>(pages).fill(0)
@@ -366,54 +255,4 @@ function initialHeaders (visits: readonly Visit[], pages: number, startMs: numbe
   return out
 }
 
-/** A way's label in tables and charts: the reference way's name, or the crawler's. */
-export function wayLabel (w: BandwidthWayResult): string {
-  return w.way === 'crawler' ? w.crawler : w.way
-}
-
-/** The short results table `webkrab bench bandwidth` prints. */
-export function formatBandwidthTable (r: BandwidthBenchResult): string {
-  const p = r.parameters
-  const width = Math.max(14, ...r.ways.map(w => wayLabel(w).length))
-  const lines = [
-    bandwidthHeadline(r),
-    '',
-    `webkrab bench bandwidth: ${p.pages} pages, ${p.days} site days at ${p.requestsPerDay} requests a day, bodies about ${formatBytes(p.medianBodyBytes)}, headers about ${Math.round(p.meanHeaderBytes)} B, seed ${p.seed}`,
-    '',
-    ['way'.padEnd(width), 'requests', '   200s', '   304s', ' on the wire', '   headers', '    bodies', 'oracle min.', ' ratio', 'freshness', 'render ms'].join(' ')
-  ]
-  for (const w of r.ways) {
-    const f = w.figures
-    if (f === null) {
-      lines.push(`${wayLabel(w).padEnd(width)} no figures${w.way === 'crawler' ? `: ${w.why}` : ''}`)
-      continue
-    }
-    lines.push([
-      wayLabel(w).padEnd(width), String(f.requests).padStart(8), String(f.ok).padStart(7), String(f.notModified).padStart(7),
-      formatBytes(f.bytes.total).padStart(12), formatBytes(f.bytes.headers).padStart(10), formatBytes(f.bytes.bodies).padStart(10),
-      formatBytes(f.oracleMinimumBytes).padStart(11), f.overOracle.toFixed(3).padStart(6), f.freshness.toFixed(4).padStart(9), f.renderMs.toFixed(0).padStart(9)
-    ].join(' '))
-  }
-  for (const w of r.ways) {
-    if (w.way !== 'crawler') continue
-    lines.push('', `crawler ${w.crawler}${w.version === null ? '' : ` (${w.version})`}: ${w.command}`, `  ${w.why}`, `  its clock: ${w.clock.note}; visits: ${w.visits}; ${w.crawlerSeconds.toFixed(1)} s of crawler runs`)
-    const f = w.figures
-    if (f !== null) {
-      lines.push(
-        `  ${f.visits} visits${f.visitsHanded === null ? '' : ` of ${f.visitsHanded} handed`}, ${f.conditional} conditional (${f.validators.ifNoneMatch} If-None-Match, ${f.validators.ifModifiedSince} If-Modified-Since); ` +
-          `${f.refetchedUnchanged.count} bodies refetched unchanged (${formatBytes(f.refetchedUnchanged.bytes)}); ${f.changesMissed.total} changes missed (${f.changesMissed.notModified} by a 304, ${f.changesMissed.reused} by a reuse)`,
-        `  beyond its visits: ${f.beyondVisits.requests} requests, ${formatBytes(f.beyondVisits.bytes)} (robots.txt ${f.beyondVisits.robots}, retries ${f.beyondVisits.retries}, repeats ${f.beyondVisits.repeats}, pages not handed ${f.beyondVisits.unhanded}, other paths ${f.beyondVisits.other}); ` +
-          `at most ${f.perOriginPerDay.max} requests to the origin in a site day; ${f.incomplete} incomplete responses; ${f.deferrals.length} 429/503 answers`
-      )
-    }
-    for (const x of w.failures) lines.push(`  site day ${x.day}: no figures: ${x.why}`)
-  }
-  if (r.targets.length > 0) {
-    lines.push('', 'targets')
-    for (const t of r.targets) lines.push(`  ${t.met ? 'met ' : 'MISS'} ${t.description}: ${t.value.toFixed(4)} (target ${t.id === '304-saving' ? '≥' : '≤'} ${t.target})`)
-  }
-  const notes = bandwidthNotes(r)
-  if (notes.length > 0) lines.push('', ...notes.map(n => `note: ${n}`))
-  lines.push('', `${r.seconds.toFixed(1)} s. The oracle minimum is the same visits with a body only where the page really changed since the copy; every request costs the server its render time, a 304 included.`)
-  return lines.join('\n') + '\n'
-}
+export { formatBandwidthTable, wayLabel } from './bandwidth/bandwidth-table.js'

@@ -1,6 +1,12 @@
+import { mkdir } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { errors } from '../../common/errors.js'
 import { accepted, type CrawlerAdapter, type StepOutcome } from '../../conformance/adapters/adapter-types.js'
+import type { SiteDefinition } from '../../fixture-server/index.js'
+import type { BandwidthBenchOptions, CrawlerWayResult } from '../bandwidth.js'
+import { wayFigures, type Visit } from './bandwidth-figures.js'
+import { economyWhy } from './economy-why.js'
+import { startWaySite } from './way-site.js'
 
 /**
  * How a crawler is handed its visits: the conditional way's round-robin slice of
@@ -133,3 +139,73 @@ export async function runCrawlerDays (o: CrawlerDaysOptions): Promise<CrawlerDay
   return runs
 }
 
+export interface CrawlerWayContext {
+  o: BandwidthBenchOptions
+  definition: SiteDefinition
+  pageOf: Map<string, number>
+  paths: string[]
+  journalSize: number
+  perDay: number
+  fullHeaders: number[]
+  handed: ReadonlyArray<readonly number[] | null>
+  truth: (startMs: number) => { changes: number[][], bodyBytes: number[] }
+  stateDir: string
+  onDay?: (line: string) => void
+}
+
+/**
+ * A crawler as a way of its own, on a copy of the site of its own: run once per
+ * site day (crawler-way.ts), its requests read from the journal after each day, its
+ * figures from them and the truth alone. A day it failed, or whose requests the
+ * journal could not hold, gives no figures; a crawler that used the site's admin
+ * paths gives none at all.
+ */
+export async function runCrawlerWay (adapter: CrawlerAdapter, clock: CrawlerClock, c: CrawlerWayContext): Promise<CrawlerWayResult> {
+  const t0 = performance.now()
+  const site = await startWaySite(c.definition, c.pageOf, c.journalSize)
+  const visits: Visit[] = []
+  const runFailures = new Map<number, string>()
+  let crawlerMs = 0
+  let tampered = 0
+  const startMs = site.now()
+  try {
+    await mkdir(c.stateDir, { recursive: true })
+    const urls = c.paths.map(p => `${site.url}${p}`)
+    await runCrawlerDays({
+      adapter,
+      urls,
+      handed: c.handed,
+      perDay: c.perDay,
+      stateDir: c.stateDir,
+      dayTimeoutMs: c.o.dayTimeoutMs,
+      clockOffsetMs: site.clockOffsetMs,
+      advanceDay: site.advanceDay,
+      onDay: run => {
+        crawlerMs += run.durationMs
+        const read = site.read()
+        visits.push(...read.visits)
+        const failure = run.failure ?? (read.dropped > 0 ? `sent more requests than the journal holds in a day (${read.dropped} not kept)` : null)
+        if (failure !== null) runFailures.set(run.day, failure + (run.output === '' ? '' : ` (it printed: ${run.output})`))
+        c.onDay?.(`${adapter.name}: site day ${run.day}/${c.o.days}: ${read.visits.length} requests in ${(run.durationMs / 1000).toFixed(1)} s${failure === null ? '' : `, no figures: ${failure}`}`)
+      }
+    })
+    await sleep(20)
+    visits.push(...site.read().visits)
+    tampered = site.tampered()
+  } finally {
+    await site.close()
+  }
+  const base = { way: 'crawler' as const, crawler: adapter.name, command: adapter.describe, version: adapter.version ?? null, visits: c.o.visits, clock, crawlerSeconds: crawlerMs / 1000 }
+  if (tampered > 0) {
+    return { ...base, figures: null, why: 'used the fixture site\'s admin paths, so its journal cannot be trusted', failures: [{ day: 0, why: `${tampered} admin calls (journal resets, clock moves or content changes) came from someone other than the benchmark` }], seconds: (performance.now() - t0) / 1000 }
+  }
+  const figures = wayFigures({ requests: visits, ...c.truth(startMs), fullHeaderBytes: c.fullHeaders, startMs, days: c.o.days, handed: c.handed, runFailures })
+  const failures = figures.days.filter(d => d.failure !== null).map(d => ({ day: d.day, why: d.failure ?? '' }))
+  return {
+    ...base,
+    figures: figures.daysMeasured > 0 ? figures : null,
+    why: figures.daysMeasured > 0 ? economyWhy(figures) : 'gave no figures: no measured day ran to the end',
+    failures,
+    seconds: (performance.now() - t0) / 1000
+  }
+}
