@@ -44,7 +44,7 @@ function declare (command: Command, flags: readonly BenchFlag[]): Command {
 /** Origins `bench crawler --scale --origins` serves at most. */
 const MAX_SCALE_ORIGINS = 5_000
 
-/** Registers `webkrab bench bandwidth|scheduler|server|crawler`. */
+/** Registers `webkrab bench bandwidth|scheduler|server|crawler|conformance`. */
 export function registerBench (program: Command): void {
   const bench = program
     .command('bench')
@@ -82,6 +82,28 @@ export function registerBench (program: Command): void {
       // runBandwidthBench writes bench-bandwidth.json and .html itself with --out
       wrote(result.files)
       await emit('bandwidth', result, formatBandwidthTable(result), { json: opts.json })
+    })
+
+  bench.command('conformance')
+    .description('the conformance suite for the reference crawler and a plain command crawler (curl with no timeouts), twice each: wall time, CPU, scenarios at once, and whether the runs gave the same verdicts')
+    .option('--crawler <spec...>', 'crawlers to run the suite for, as in conformance (default: reference and \'command: curl -s -o /dev/null {url}\')')
+    .option('--rounds <n>', 'runs per crawler', '2')
+    .option('--scenarios <paths...>', 'scenario files or folders (default: the whole suite; the wall-time targets apply only to it)')
+    .option('--jobs <n>', 'scenarios at once (default: conformance\'s own)')
+    .option('--json', 'print one JSON object with every figure')
+    .option('--out <dir>', 'also write bench-conformance.json there')
+    .action(async (opts: Record<string, unknown>) => {
+      const { runConformanceBench, formatConformanceBench, parseConformanceBenchOptions } = await import('./conformance.js')
+      const o = parseConformanceBenchOptions(opts)
+      const progress = stepProgress('bench conformance', o.rounds * o.crawlers.length)
+      let result
+      try {
+        result = await runConformanceBench(opts, line => { progress.step(line) })
+      } finally {
+        progress.stop()
+      }
+      wrote(result.files)
+      process.stdout.write(opts.json === true ? JSON.stringify(result, null, 2) + '\n' : formatConformanceBench(result))
     })
 
   bench.command('server')
