@@ -83,7 +83,12 @@ export interface RetryAfterAssertion { retry_after: RequestSelector & { scope?: 
 export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed', /** Only the gap before the Nth fitting request. */ before?: number } }
 export interface ConcurrencyAssertion { concurrency: RequestSelector & { at_most?: number, at_least?: number, per?: 'origin' | 'all' } }
 export interface OrderAssertion { order: RequestSelector[] }
-export interface DurationAssertion { duration: { step: number, at_most?: string, at_least?: string } }
+/**
+ * How long a step took the crawler, or, with `path`, how long the first response to
+ * that path lived as the server saw it: from its request's arrival to the response's
+ * end (the crawler closing the connection ends it), whatever the crawler did after.
+ */
+export interface DurationAssertion { duration: { step: number, path?: string, origin?: string, at_most?: string, at_least?: string } }
 
 export interface ValueCheck {
   equals?: unknown

@@ -183,14 +183,30 @@ export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx
  * server saw in it to the crawler's exit, so the time a crawler takes to start
  * (a runtime loading its modules before it asks for anything) is not counted
  * against a timeout or a budget. A step in which no request reached the server
- * is measured whole.
+ * is measured whole. With `path`, the first response to that path in the step is
+ * measured instead, from the journal alone: from its request's arrival to the
+ * response's end, which the crawler closing the connection brings about; what the
+ * crawler did after it (a hang until it was killed) is another rule's business.
  */
 export function checkDuration (spec: DurationAssertion['duration'], ctx: GradeContext): CheckResult {
   const run = ctx.runs.find(r => r.n === spec.step)
   if (run === undefined) return fail(`step ${spec.step} did not run`)
-  const fromFirst = run.crawlMs !== undefined && run.crawlMs !== null
-  const took = fromFirst ? run.crawlMs as number : run.durationMs
-  const what = fromFirst ? `step ${spec.step} took ${formatMs(took)} from its first request to the crawler's exit` : `step ${spec.step} took ${formatMs(took)}${run.crawlMs === null ? ' (no request reached the server)' : ''}`
+  let took: number
+  let what: string
+  if (spec.path !== undefined) {
+    const sel = { path: spec.path, step: spec.step, ...(spec.origin !== undefined ? { origin: spec.origin } : {}) }
+    const first = selectRequests(ctx.seen, sel)[0]
+    if (first === undefined) return untested(`no ${describeSelector(sel)} reached the server, so there was no response to time`)
+    const ended = first.completedMs
+    took = ended === null ? run.durationMs : ended - first.arrivedMs
+    what = ended === null
+      ? `the response to ${nameRequest(ctx.seen, first)} had not ended when the step did, ${formatMs(run.durationMs)} after it started`
+      : `the response to ${nameRequest(ctx.seen, first)} ended ${formatMs(took)} after the request arrived${first.cut ? ', its connection cut before the body was complete' : ''}`
+  } else {
+    const fromFirst = run.crawlMs !== undefined && run.crawlMs !== null
+    took = fromFirst ? run.crawlMs as number : run.durationMs
+    what = fromFirst ? `step ${spec.step} took ${formatMs(took)} from its first request to the crawler's exit` : `step ${spec.step} took ${formatMs(took)}${run.crawlMs === null ? ' (no request reached the server)' : ''}`
+  }
   if (spec.at_most !== undefined && took > parseDuration(spec.at_most)) {
     return fail(`${what}; expected at most ${spec.at_most}`)
   }

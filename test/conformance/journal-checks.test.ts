@@ -281,6 +281,26 @@ t.test('duration reads how long the harness measured a step', async t => {
   t.equal(checkDuration({ step: 1, at_least: '3s' }, ctx).status, 'fail')
 })
 
+t.test('duration with a path times that response on the server\'s side: a body cut while it arrives passes however long the step went on', async t => {
+  const u = `${site.url}/hostile/chunked/endless`
+  const ctx = await journal(site, [async () => {
+    // read about 64 KB of the endless body, then close the connection
+    const ac = new AbortController()
+    const res = await fetch(u, { signal: ac.signal })
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    for (let n = 0; n < 65_536;) { const { value, done } = await reader.read(); if (done) break; n += value.length }
+    ac.abort()
+  }])
+  // the step itself ran 20 s, as a crawler that hung after the cut until it was killed
+  const hung: GradeContext = { ...ctx, runs: [{ n: 1, type: 'crawl', durationMs: 20_000, crawlMs: 19_900, report: null, reportError: null, error: 'did not finish within 20000 ms and was killed', exitCode: null, timedOut: true, output: '' }] }
+  const cut = checkDuration({ step: 1, path: '/hostile/chunked/endless', at_most: '5s' }, hung)
+  t.equal(cut.status, 'pass', cut.message)
+  t.match(cut.message, /^the response to request 1 to \/hostile\/chunked\/endless \(step 1\) ended \d+ ms after the request arrived, its connection cut before the body was complete$/)
+  t.equal(checkDuration({ step: 1, at_most: '5s' }, hung).status, 'fail', 'the whole step, measured as before, took the 20 s')
+  t.equal(checkDuration({ step: 1, path: '/hostile/chunked/endless', at_most: '1ms' }, hung).status, 'fail', 'the response lived longer than a millisecond')
+  t.match(checkDuration({ step: 1, path: '/validators/strong', at_most: '5s' }, hung), { status: 'untested', message: 'no request to /validators/strong in step 1 reached the server, so there was no response to time' })
+})
+
 t.test('a scripted 304 answers only a conditional request: a GET without a precondition gets the page', async t => {
   const scripted = await startSite({ routes: [{ path: '/article', etag: 'hash', sequence: [{ status: 200 }, { status: 304, headers: { etag: '"not-the-stored-one"' } }, { status: 304 }] }] }, 'scripted-304')
   t.teardown(async () => { await scripted.close() })
