@@ -161,6 +161,10 @@ export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'
 export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx: GradeContext): CheckResult {
   const found = selectRequests(ctx.seen, spec)
   if (found.length === 0) return untested(`no ${describeSelector(spec, 'request')}: no concurrency to measure`)
+  // a limit that the requests made could not exceed, however they were sent, judged nothing
+  if (spec.at_most !== undefined && spec.at_least === undefined && found.length <= spec.at_most) {
+    return untested(`only ${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): not enough to exceed ${spec.at_most} at once, so the limit was not put to the test`)
+  }
   const peaks = peakConcurrency(found, spec.per)
   // the origin is named once, where the peak was seen
   const what = (n: number): string => describeSelector({ ...spec, origin: undefined }, n === 1 ? 'request' : 'requests')
