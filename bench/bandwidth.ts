@@ -27,6 +27,8 @@ export interface BandwidthBenchOptions {
   rateSigma: number
   renderMs: number
   seed: number
+  /** Share of the pages that answer their first request of each site day 503 with Retry-After: 1. */
+  unavailable: number
   /** How a crawler given with --crawler is handed its visits. */
   visits: VisitMode
   /** How long one site day's run of such a crawler may take. */
@@ -80,6 +82,7 @@ export const bandwidthBenchOptions: readonly BenchFlag[] = [
   { flags: '--rate-sigma <sd>', name: 'rateSigma', default: '2', help: 'standard deviation of ln rate' },
   { flags: '--render-ms <ms>', name: 'renderMs', default: '1', help: 'server work per request, paid by a 304 as by a 200' },
   { flags: '--seed <n>', name: 'seed', default: '1', help: 'seed of the site and its change processes' },
+  { flags: '--unavailable <share>', name: 'unavailable', default: '0', help: 'share of the pages (spread evenly) that answer their first request of each site day 503 with Retry-After: 1, so retries and deferrals are measured too' },
   { flags: '--crawler <spec...>', name: 'crawler', default: undefined, help: 'also run this crawler as a way of its own, once per site day: \'command: TEMPLATE\' or an adapter file, as in conformance (repeatable)' },
   { flags: '--name <name>', name: 'name', default: undefined, help: 'the crawler\'s name in the results (one --crawler)' },
   { flags: '--visits <how>', name: 'visits', default: 'round-robin', help: 'what the crawler is handed each day: round-robin (the conditional way\'s slice), all (every page; sets --ratio 1 for every way) or plan (every page and the budget: its adapter must accept plan and plan-budget)' },
@@ -110,6 +113,7 @@ function parseOptions (raw: Record<string, unknown>): BandwidthBenchOptions {
     rateSigma: num('rateSigma', 'rate-sigma', 2, n => n >= 0 && n <= 5, 'must be between 0 and 5'),
     renderMs: num('renderMs', 'render-ms', 1, n => n >= 0 && n <= 1000, 'must be between 0 and 1000'),
     seed: num('seed', 'seed', 1, whole(0), 'must be a whole number'),
+    unavailable: num('unavailable', 'unavailable', 0, n => n >= 0 && n <= 1, 'must be between 0 and 1'),
     visits: visits as VisitMode,
     dayTimeoutMs,
     json: raw.json === true,
@@ -164,7 +168,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
   const clocks = crawlers.map(c => { checkVisitMode(c, o.visits); return crawlerClock(c) })
   const started = performance.now()
   const perDay = Math.max(1, Math.round(o.ratio * o.pages))
-  const { definition, pages } = bandwidthSite({ pages: o.pages, rateMedian: o.rateMedian, rateSigma: o.rateSigma, bodyMedian: 20_000, bodySigma: 0.3, headerPad: 120, renderMs: o.renderMs, seed: o.seed })
+  const { definition, pages } = bandwidthSite({ pages: o.pages, rateMedian: o.rateMedian, rateSigma: o.rateSigma, bodyMedian: 20_000, bodySigma: 0.3, headerPad: 120, renderMs: o.renderMs, seed: o.seed, unavailable: o.unavailable })
   const pageOf = new Map(pages.map((p, i) => [p.path, i]))
   const all = pages.map((_, i) => i)
   const slice = (d: number): number[] => Array.from({ length: perDay }, (_, k) => (d * perDay + k) % pages.length)
@@ -183,7 +187,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
   })
   try {
     for (const way of ['unconditional', 'conditional', 'planner'] as const) {
-      const site = await startWaySite(definition, pageOf, journalSize)
+      const site = await startWaySite(definition, pageOf, journalSize, { newDayResets: o.unavailable > 0 })
       try {
         const visits: Visit[] = []
         startMs = site.now()
@@ -238,7 +242,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
   }
   const result: BandwidthBenchResult = {
     bench: 'bandwidth',
-    parameters: { pages: o.pages, days: o.days, ratio: o.ratio, rateMedian: o.rateMedian, rateSigma: o.rateSigma, renderMs: o.renderMs, seed: o.seed, visits: o.visits, dayTimeoutMs: o.dayTimeoutMs, requestsPerDay: perDay, medianBodyBytes: 20_000, meanHeaderBytes: fullHeaders.reduce((a, b) => a + b, 0) / Math.max(fullHeaders.length, 1) },
+    parameters: { pages: o.pages, days: o.days, ratio: o.ratio, rateMedian: o.rateMedian, rateSigma: o.rateSigma, renderMs: o.renderMs, seed: o.seed, unavailable: o.unavailable, visits: o.visits, dayTimeoutMs: o.dayTimeoutMs, requestsPerDay: perDay, medianBodyBytes: 20_000, meanHeaderBytes: fullHeaders.reduce((a, b) => a + b, 0) / Math.max(fullHeaders.length, 1) },
     ways,
     targets,
     seconds: (performance.now() - started) / 1000,

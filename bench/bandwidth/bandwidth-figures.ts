@@ -27,6 +27,8 @@ export interface Deferral {
   retryAfter: string | null
   /** Real milliseconds from the end of that response to the next request to the origin (null: none came). */
   gapMs: number | null
+  /** The same to the next request for the same path: the retry's wait (null: it was not asked again). */
+  retryGapMs: number | null
 }
 
 export interface WayFigures {
@@ -35,7 +37,7 @@ export interface WayFigures {
   notModified: number
   conditional: number
   bytes: { total: number, headers: number, bodies: number }
-  /** The same visits if every response carried a body only where the page really changed since the copy held. */
+  /** The same visits if every response carried a body only where the page really changed since the copy held (and the server answered for the page that day: a refused visit carries none). */
   oracleMinimumBytes: number
   /** bytes.total / oracleMinimumBytes. */
   overOracle: number
@@ -184,7 +186,8 @@ export function wayFigures (input: WayInput): WayFigures {
 
   const f = emptyWayFigures()
   const savings: number[] = []
-  const arrivals = arrivalsByOrigin(sorted)
+  const arrivals = arrivalsBy(sorted, v => v.origin)
+  const arrivalsByPath = arrivalsBy(sorted, v => `${v.origin} ${v.path}`)
   const originDays: number[] = []
 
   for (let d = 0; d <= days; d++) {
@@ -211,6 +214,7 @@ export function wayFigures (input: WayInput): WayFigures {
 
     const handedSet = handed === null ? null : new Set(handed)
     const lastOf = new Map<number, Visit>()
+    const bodyDue = new Set<number>()
     const perOrigin = new Map<string, number>()
     for (const v of byDay[d]) {
       const page = v.page
@@ -251,13 +255,19 @@ export function wayFigures (input: WayInput): WayFigures {
         f.beyondVisits.bytes += v.headerBytes + v.bodyBytes
         f.beyondVisits[beyond]++
       }
-      if (v.status === 429 || v.status === 503) f.deferrals.push({ day: d, path: v.path, status: v.status, retryAfter: v.retryAfter, gapMs: gapAfter(arrivals, v) })
+      if (v.status === 429 || v.status === 503) f.deferrals.push({ day: d, path: v.path, status: v.status, retryAfter: v.retryAfter, gapMs: gapAfter(arrivals, v), retryGapMs: gapAfter(arrivalsByPath, v, `${v.origin} ${v.path}`) })
       if (page === null) continue
       if (visit) {
         f.visits++
-        const oracle = fullHeaderBytes[page] + (changed ? bodyBytes[page] : 0)
-        f.oracleMinimumBytes += oracle
-        day.oracleMinimumBytes += oracle
+        f.oracleMinimumBytes += fullHeaderBytes[page]
+        day.oracleMinimumBytes += fullHeaderBytes[page]
+        if (changed) bodyDue.add(page)
+      }
+      // the oracle's body for a changed page is due once the server answers for it that day (a 200
+      // or a 304, the visit's or a retry's): a visit the server refused (a 503) could carry none
+      if ((v.status === 200 || v.status === 304) && bodyDue.delete(page)) {
+        f.oracleMinimumBytes += bodyBytes[page]
+        day.oracleMinimumBytes += bodyBytes[page]
       }
       if (v.status === 304 && changed) { f.changesMissed.notModified++; day.changesMissed++ }
       if (v.status === 200 && v.method === 'GET' && !v.cut && hadCopy && !changed) {
@@ -291,20 +301,20 @@ export function wayFigures (input: WayInput): WayFigures {
   return f
 }
 
-/** Each origin's arrival times (monotonic), ascending. */
-function arrivalsByOrigin (requests: readonly Visit[]): Map<string, Float64Array> {
+/** Arrival times (monotonic), ascending, by a key: the origin, or the origin and path. */
+function arrivalsBy (requests: readonly Visit[], key: (v: Visit) => string): Map<string, Float64Array> {
   const lists = new Map<string, number[]>()
   for (const v of requests) {
-    const list = lists.get(v.origin) ?? []
+    const list = lists.get(key(v)) ?? []
     list.push(v.monoMs)
-    lists.set(v.origin, list)
+    lists.set(key(v), list)
   }
-  return new Map([...lists].map(([origin, list]) => [origin, Float64Array.from(list).sort()]))
+  return new Map([...lists].map(([k, list]) => [k, Float64Array.from(list).sort()]))
 }
 
-/** Real time from the end of `v` to the next request to its origin that arrived after it ended. */
-function gapAfter (arrivals: ReadonlyMap<string, Float64Array>, v: Visit): number | null {
-  const times = arrivals.get(v.origin)
+/** Real time from the end of `v` to the next request under the same key (its origin by default) that arrived after it ended. */
+function gapAfter (arrivals: ReadonlyMap<string, Float64Array>, v: Visit, key = v.origin): number | null {
+  const times = arrivals.get(key)
   if (times === undefined) return null
   let lo = 0
   let hi = times.length

@@ -14,6 +14,8 @@ export interface BandwidthSiteParams {
   headerPad: number
   renderMs: number
   seed: number
+  /** Share of the pages (spread evenly) that answer their first request of each site day 503 with Retry-After: 1. */
+  unavailable?: number
 }
 
 export interface BandwidthPage {
@@ -37,17 +39,24 @@ export function bandwidthSite (p: BandwidthSiteParams): { definition: SiteDefini
   }))
   const definition: SiteDefinition = {
     seed: `bandwidth-${p.seed}`,
-    routes: pages.map(page => ({
+    routes: pages.map((page, i) => ({
       path: page.path,
       body: { type: 'html', size: page.bodyBytes },
       etag: 'hash',
       lastModified: 'honest',
       changes: { poisson: { rate: page.ratePerDay, per: '1d' } },
       ...(p.renderMs > 0 ? { renderMs: p.renderMs } : {}),
+      // the sequence starts again each site day: the benchmark resets the site's per-client state between days
+      ...(unavailable(i, p.unavailable ?? 0) ? { sequence: [{ status: 503, retryAfter: 1 }, { status: 200 }] } : {}),
       ...(p.headerPad > 0 ? { headers: { 'x-bench-padding': 'p'.repeat(p.headerPad) } } : {})
     }))
   }
   return { definition, pages }
+}
+
+/** Whether page i is one of the `share` of pages, spread evenly, that are unavailable once a day. */
+export function unavailable (i: number, share: number): boolean {
+  return Math.floor((i + 1) * share) > Math.floor(i * share)
 }
 
 /**

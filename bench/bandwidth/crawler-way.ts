@@ -162,7 +162,7 @@ export interface CrawlerWayContext {
  */
 export async function runCrawlerWay (adapter: CrawlerAdapter, clock: CrawlerClock, c: CrawlerWayContext): Promise<CrawlerWayResult> {
   const t0 = performance.now()
-  const site = await startWaySite(c.definition, c.pageOf, c.journalSize)
+  const site = await startWaySite(c.definition, c.pageOf, c.journalSize, { newDayResets: c.o.unavailable > 0 })
   const visits: Visit[] = []
   const runFailures = new Map<number, string>()
   let crawlerMs = 0

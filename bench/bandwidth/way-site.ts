@@ -18,14 +18,19 @@ export interface WaySite {
   close: () => Promise<void>
 }
 
-export async function startWaySite (definition: SiteDefinition, pageOf: Map<string, number>, journalSize: number): Promise<WaySite> {
+export async function startWaySite (definition: SiteDefinition, pageOf: Map<string, number>, journalSize: number, options: { newDayResets?: boolean } = {}): Promise<WaySite> {
   // the admin paths want a token only the benchmark has, so a crawler cannot move the clock or empty the journal
   const site = await startFixtureSite(definition, { journalSize, token: randomBytes(24).toString('base64url') })
   let next = site.journal.nextSeq
   return {
     url: site.url,
     now: () => site.clock.now(),
-    advanceDay: () => { site.clock.advance(DAY) },
+    advanceDay: () => {
+      site.clock.advance(DAY)
+      // a new day starts the site's response sequences again (pages unavailable once a day); the day's
+      // requests were read before it, and the reset keeps the journal's sequence numbers counting
+      if (options.newDayResets === true) site.site.reset()
+    },
     clockOffsetMs: () => site.clock.now() - Date.now(),
     read: () => {
       const entries = site.journal.since(next)

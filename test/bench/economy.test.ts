@@ -134,6 +134,27 @@ t.test('the journal is read a day at a time: a ring that wraps over the days los
   t.match(o.failures[0].why, /sent more requests than the journal holds in a day \(\d+ not kept\)/)
 })
 
+t.test('--unavailable answers a share of the pages 503 with Retry-After: 1 once a site day, and the figures show who waited and who never came back', async t => {
+  const dir = await mkdtemp(join(tmpdir(), 'webkrab-economy-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const r = await runBandwidthBench({ pages: '10', days: '1', ratio: '1', renderMs: '0', unavailable: '0.1', crawler: ['reference', await adapterFile(dir, 'stateless', '')] })
+  t.equal(r.parameters.unavailable, 0.1)
+  const own = crawlerWay(r, 'reference').figures!
+  // one page of ten is unavailable, and every page is visited every day
+  t.equal(own.deferrals.length, 1, 'one 503 in the measured site day')
+  t.equal(own.beyondVisits.retries, 1, 'retried')
+  for (const d of own.deferrals) {
+    t.equal(d.retryAfter, '1')
+    t.ok(d.retryGapMs !== null && d.retryGapMs >= 975, `the reference crawler asked for ${d.path} again ${String(d.retryGapMs)} ms after a Retry-After of one second`)
+    t.ok(d.gapMs !== null && d.gapMs <= (d.retryGapMs ?? 0), 'and the origin heard from it no later than that')
+  }
+  const stateless = crawlerWay(r, 'stateless').figures!
+  t.equal(stateless.deferrals.length, 1)
+  t.same(stateless.deferrals.map(d => d.retryGapMs), [null], 'a crawler that does not retry never asks for the page again')
+  t.equal(stateless.beyondVisits.retries, 0)
+  t.ok(stateless.freshness <= own.freshness, 'and keeps copies no fresher')
+})
+
 t.test('--visits all hands every page every day, and every way visits as much', async t => {
   const r = await runBandwidthBench({ pages: '20', days: '2', ratio: '0.1', renderMs: '0', crawler: 'reference', visits: 'all' })
   t.equal(r.parameters.ratio, 1, 'B/N is 1')

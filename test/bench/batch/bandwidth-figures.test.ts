@@ -63,6 +63,15 @@ t.test('a whole 200 to a GET delivers the version served; a HEAD, a cut response
   t.equal(f.deferrals[0].status, 503)
   t.equal(f.deferrals[0].retryAfter, '1')
   t.equal(f.deferrals[0].gapMs, 9, 'the next request to the origin came 9 ms after the 503 ended')
+  t.equal(f.deferrals[0].retryGapMs, 9, 'and it was for the same page')
+})
+
+t.test('the oracle charges a changed page\'s body once the server answers for it that day: a refused visit could carry none', async t => {
+  const refused = wayFigures(input([...firstCrawl(), req(3, 0, { status: 503, bodyBytes: 10, retryAfter: '1' }), notModified(3, 1)], { handed: [[0, 1], [], [], [0, 1]] }))
+  t.equal(refused.oracleMinimumBytes, 2 * 400, 'page 0 changed on day 2, but its day-3 visit was answered 503 and nothing followed: headers only')
+  const retried = wayFigures(input([...firstCrawl(), req(3, 0, { status: 503, bodyBytes: 10, retryAfter: '1' }), req(3, 0), notModified(3, 1)], { handed: [[0, 1], [], [], [0, 1]] }))
+  t.equal(retried.oracleMinimumBytes, 2 * 400 + 20_000, 'the retry that brought the page in is when its body is due')
+  t.equal(retried.beyondVisits.retries, 1)
 })
 
 t.test('robots.txt and pages not handed are counted beyond the visits, with their bytes', async t => {

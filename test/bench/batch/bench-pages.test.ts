@@ -152,7 +152,7 @@ const way = (requests: number, notModified: number, total: number, oracle: numbe
 })
 const bandwidth: BandwidthBenchResult = viaJson({
   bench: 'bandwidth',
-  parameters: { pages: 1000, days: 30, ratio: 0.1, rateMedian: 0.05, rateSigma: 2, renderMs: 1, seed: 1, visits: 'round-robin', dayTimeoutMs: 120000, requestsPerDay: 100, medianBodyBytes: 20000, meanHeaderBytes: 400 },
+  parameters: { pages: 1000, days: 30, ratio: 0.1, rateMedian: 0.05, rateSigma: 2, renderMs: 1, seed: 1, unavailable: 0, visits: 'round-robin', dayTimeoutMs: 120000, requestsPerDay: 100, medianBodyBytes: 20000, meanHeaderBytes: 400 },
   ways: [
     { way: 'unconditional', figures: way(4000, 0, 64_000_000, 28_600_000, 0.68) },
     { way: 'conditional', figures: way(4000, 2100, 28_700_000, 28_600_000, 0.68) },

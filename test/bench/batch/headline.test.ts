@@ -30,7 +30,7 @@ function way (total: number, over: Partial<WayFigures> = {}): WayFigures {
 function bandwidth (unconditional: number, conditional: number, planner: number, over: Partial<WayFigures> = {}): BandwidthBenchResult {
   return {
     bench: 'bandwidth',
-    parameters: { pages: 100, days: 5, ratio: 0.1, rateMedian: 0.05, rateSigma: 2, renderMs: 1, seed: 1, visits: 'round-robin', dayTimeoutMs: 120_000, requestsPerDay: 10, medianBodyBytes: 20_000, meanHeaderBytes: 384 },
+    parameters: { pages: 100, days: 5, ratio: 0.1, rateMedian: 0.05, rateSigma: 2, renderMs: 1, seed: 1, unavailable: 0, visits: 'round-robin', dayTimeoutMs: 120_000, requestsPerDay: 10, medianBodyBytes: 20_000, meanHeaderBytes: 384 },
     ways: [
       { way: 'unconditional', figures: way(unconditional, { freshness: 0.7051 }) },
       { way: 'conditional', figures: way(conditional, over) },
