@@ -194,14 +194,14 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
         const urls = pages.map(p => `${site.url}${p.path}`)
         const crawlOpts = { concurrency: 8, perOriginConcurrency: 8, revalidateAlways: true }
         const store = join(dir, `${way}.sqlite`)
-        const take = (): void => {
-          const read = site.read()
+        const take = async (): Promise<void> => {
+          const read = await site.read()
           // the reference crawler asks once a page and robots.txt: a day of it always fits the ring
           if (read.dropped > 0) throw errors.WEBKRAB_ERR_INTERNAL(`bench bandwidth: the ${way} way's journal dropped ${read.dropped} requests before they were read`)
           visits.push(...read.visits)
         }
         await crawl({ urls, store, ...crawlOpts })
-        take()
+        await take()
         for (let d = 0; d < o.days; d++) {
           site.advanceDay()
           // the planner way: one `crawl --plan --plan-budget N` a site day over the store the first
@@ -213,7 +213,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
             ? { urls, store, plan: true, planBudget: perDay }
             : { urls: slice(d).map(p => urls[p]), store: way === 'unconditional' ? join(dir, `unconditional-${d}.sqlite`) : store }
           await crawl({ ...crawlOpts, ...day })
-          take()
+          await take()
         }
         if (way === 'unconditional') fullHeaders = initialHeaders(visits, pages.length, startMs)
         ways.push({ way, figures: wayFigures({ requests: visits, ...truth(startMs), fullHeaderBytes: fullHeaders, startMs, days: o.days, handed: way === 'planner' ? planned : roundRobin }) })

@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { errors } from '../../common/errors.js'
 import { accepted, type CrawlerAdapter, type StepOutcome } from '../../conformance/adapters/adapter-types.js'
 import type { SiteDefinition } from '../../fixture-server/index.js'
@@ -96,7 +95,8 @@ export interface CrawlerDaysOptions {
   clockOffsetMs: () => number
   /** Moves the site a day on. */
   advanceDay: () => void
-  onDay?: (run: CrawlerDayRun) => void
+  /** Called after each day's run, before the next day begins. */
+  onDay?: (run: CrawlerDayRun) => Promise<void>
 }
 
 /**
@@ -132,9 +132,7 @@ export async function runCrawlerDays (o: CrawlerDaysOptions): Promise<CrawlerDay
       output: tail(outcome.output)
     }
     runs.push(run)
-    o.onDay?.(run)
-    // let responses still being written land in the journal before the day ends
-    await sleep(20)
+    await o.onDay?.(run)
   }
   return runs
 }
@@ -180,17 +178,16 @@ export async function runCrawlerWay (adapter: CrawlerAdapter, clock: CrawlerCloc
       dayTimeoutMs: c.o.dayTimeoutMs,
       clockOffsetMs: site.clockOffsetMs,
       advanceDay: site.advanceDay,
-      onDay: run => {
+      onDay: async run => {
         crawlerMs += run.durationMs
-        const read = site.read()
+        const read = await site.read()
         visits.push(...read.visits)
         const failure = run.failure ?? (read.dropped > 0 ? `sent more requests than the journal holds in a day (${read.dropped} not kept)` : null)
         if (failure !== null) runFailures.set(run.day, failure + (run.output === '' ? '' : ` (it printed: ${run.output})`))
         c.onDay?.(`${adapter.name}: site day ${run.day}/${c.o.days}: ${read.visits.length} requests in ${(run.durationMs / 1000).toFixed(1)} s${failure === null ? '' : `, no figures: ${failure}`}`)
       }
     })
-    await sleep(20)
-    visits.push(...site.read().visits)
+    visits.push(...(await site.read()).visits)
     tampered = site.tampered()
   } finally {
     await site.close()

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { startFixtureSite, type SiteDefinition } from '../../fixture-server/index.js'
 import { visitsFrom, type Visit } from './visits.js'
 
@@ -11,8 +12,8 @@ export interface WaySite {
   now: () => number
   advanceDay: () => void
   clockOffsetMs: () => number
-  /** The requests journalled since the last read, and how many the ring dropped unread. */
-  read: () => { visits: Visit[], dropped: number }
+  /** The requests journalled since the last read, once their responses have ended (two seconds at most), and how many the ring dropped unread. */
+  read: () => Promise<{ visits: Visit[], dropped: number }>
   /** Admin calls made over HTTP (by anyone but the benchmark). */
   tampered: () => number
   close: () => Promise<void>
@@ -32,7 +33,9 @@ export async function startWaySite (definition: SiteDefinition, pageOf: Map<stri
       if (options.newDayResets === true) site.site.reset()
     },
     clockOffsetMs: () => site.clock.now() - Date.now(),
-    read: () => {
+    read: async () => {
+      // a response's bytes are counted as it ends: wait for the ends of those still being written
+      for (let i = 0; i < 100 && site.journal.since(next).some(e => e.completedMs === null); i++) await sleep(20)
       const entries = site.journal.since(next)
       // the ring drops its oldest entries as it fills: only those dropped before they were read are lost
       const oldest = site.journal.nextSeq - site.journal.length
