@@ -1,14 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import { closestName } from '../../common/closest-name.js'
 import { errors } from '../../common/errors.js'
 import { fromRoot } from '../../common/paths.js'
 import { parseDuration } from '../../common/units.js'
+import { CRAWL_OPTION_TABLE } from '../../crawler/run/crawl-option-table.js'
 import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError } from '../../common/yaml-diagnostics.js'
 import type { Accepts, CrawlerAdapter, ExpectedFailure } from './adapter-types.js'
 import { acceptsOfTemplate, commandAdapter } from './command-adapter.js'
 import { referenceAdapter } from './reference-adapter.js'
 
 export const ADAPTER_SCHEMA_PATH = fromRoot('conformance', 'schema', 'adapter.schema.json')
+
+/** The crawl options a scenario step (or the economy benchmark) can hand a crawler, by their `webkrab crawl` flag names. */
+export const SCENARIO_OPTIONS: readonly string[] = CRAWL_OPTION_TABLE.filter(r => r.scenario).map(r => r.flag)
 
 interface AdapterFile {
   name: string
@@ -28,6 +33,15 @@ export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
   const { validate, schema } = compileSchemaFile(ADAPTER_SCHEMA_PATH)
   if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_ADAPTER, schema)
   const raw = src.value as AdapterFile
+  // an option name the harness never sets (a typo such as max-duraton) would pass silently and leave
+  // the crawler graded as told what it was not: refused here, with the nearest name
+  if (Array.isArray(raw.accepts?.options)) {
+    raw.accepts.options.forEach((name, i) => {
+      if (SCENARIO_OPTIONS.includes(name)) return
+      const near = closestName(name, SCENARIO_OPTIONS)
+      throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${formatPos(positionOf(src, ['accepts', 'options', i]))}: "${name}" is not a crawl option a scenario sets${near === null ? '' : ` (did you mean "${near}"?)`}; the options are ${SCENARIO_OPTIONS.join(', ')}`)
+    })
+  }
   const skip = new Map<string, string>()
   raw.skip?.forEach((s, i) => {
     if (skip.has(s.id)) throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${formatPos(positionOf(src, ['skip', i, 'id']))}: "${s.id}" is listed twice`)

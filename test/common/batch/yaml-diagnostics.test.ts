@@ -94,6 +94,17 @@ t.test('an unknown key is answered with the closest known key in every file kind
   t.equal(closestName('colour', ['cacheControl', 'contentType', 'path']), null)
 })
 
+t.test('an adapter that names a crawl option no scenario sets is refused where it names it, with the nearest option', async t => {
+  const typo = thrown(() => parseAdapterFile('name: mine\ncommand: ./crawl {urls}\naccepts:\n  options: [max-attempts, max-duraton]\n', '/a/mine.yaml'))
+  t.equal(typo.code, 'WEBKRAB_ERR_BAD_ADAPTER')
+  t.match(typo.message, /\/a\/mine\.yaml:4:\d+: "max-duraton" is not a crawl option a scenario sets \(did you mean "max-duration"\?\); the options are revalidate-always, /)
+  const far = thrown(() => parseAdapterFile('name: mine\ncommand: ./crawl {urls}\naccepts:\n  options: [cookies]\n', '/a/mine.yaml'))
+  t.notMatch(far.message, /did you mean/)
+  const store = thrown(() => parseAdapterFile('name: mine\ncommand: ./crawl {urls}\naccepts:\n  options: [store]\n', '/a/mine.yaml'))
+  t.match(store.message, /"store" is not a crawl option a scenario sets/, 'a crawl flag that no scenario hands a crawler is refused too')
+  t.equal(parseAdapterFile('name: mine\ncommand: ./crawl {urls}\naccepts:\n  options: [max-duration, scope]\n', '/a/mine.yaml').name, 'mine', 'real option names load')
+})
+
 t.test('a value outside an enum is offered the closest allowed value', async t => {
   const err = thrown(() => parseSiteYaml('routes:\n  - path: /a\n    etag: wek\n', 'site.yaml'))
   t.match(err.message, /routes\[0\]\.etag must be one of .* \(did you mean "weak"\?\)/)
