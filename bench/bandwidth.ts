@@ -133,11 +133,11 @@ export function crawlersOf (raw: Record<string, unknown>): CrawlerAdapter[] {
  * first full crawl and a day's budget a site day, three ways and each crawler's, and the
  * planner's one request a day that reads the site's clock. An estimate: a retry adds one.
  */
-export function expectedBandwidthRequests (raw: Record<string, unknown> = {}, crawlers = 0): number {
+export function expectedBandwidthRequests (raw: Record<string, unknown> = {}): number {
   const o = parseOptions(raw)
   const perDay = Math.max(1, Math.round(o.ratio * o.pages))
-  const named = raw.crawler === undefined || raw.crawler === null ? 0 : Array.isArray(raw.crawler) ? raw.crawler.length : 1
-  return (3 + crawlers + named) * (o.pages + o.days * perDay) + o.days
+  const crawlers = raw.crawler === undefined || raw.crawler === null ? 0 : Array.isArray(raw.crawler) ? raw.crawler.length : 1
+  return (3 + crawlers) * (o.pages + o.days * perDay) + o.days
 }
 
 export interface BandwidthBenchHooks {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
@@ -181,7 +181,7 @@ export async function runConformanceBench (raw: Record<string, unknown> = {}, on
   }
   const result: ConformanceBenchResult = {
     bench: 'conformance',
-    parameters: { rounds: o.rounds, scenarios: o.scenarios, jobs: o.jobs, cores: (await import('node:os')).availableParallelism() },
+    parameters: { rounds: o.rounds, scenarios: o.scenarios, jobs: o.jobs, cores: availableParallelism() },
     crawlers,
     targets,
     seconds: (performance.now() - started) / 1000,
