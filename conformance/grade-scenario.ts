@@ -1,5 +1,6 @@
 import { LEVEL_RANK, type Assertion, type Basis, type Level, type RequestSelector, type Scenario, type ScenarioKind, type Score } from './scenario-types.js'
-import { describeSelector, fits } from './select-requests.js'
+import { describeSelector, fits, selectRequests } from './select-requests.js'
+import type { Seen } from './site-driver.js'
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
 import { untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
@@ -77,16 +78,87 @@ export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: To
     const level = effectiveLevel(a, profile)
     const base = { id: a.id, type: a.type, level, basis: a.basis, score: a.score, reason: a.reason, rules: a.rules, expected: null }
     const missing = a.needs.filter(n => !told.has(n))
-    // Graded on an option the crawler never received, a verdict would be about the harness, not the crawler.
+    // Graded on an option the crawler never received, a verdict would be about the harness, not the crawler,
+    // unless what the journal shows breaks the rule whatever it had been told.
     const r: CheckResult = a.score === 'profile' && profile === 'off'
       ? untested('profile rules are left out (--profile off)')
       : missing.length > 0
-        ? untested(`the crawler was not told ${missing.map(m => m === 'headers' ? 'the request headers' : m).join(', ')} (its adapter does not pass ${missing.length === 1 ? 'it' : 'them'})`)
+        ? gradeUntold(a, missing, ctx)
         : a.applies_when !== undefined
           ? checkFromThenOn(a, a.applies_when, ctx)
           : runCheck(a, ctx)
     return { ...base, status: r.status, message: r.message }
   }), scenario.assertions)
+}
+
+/** Options that only narrow what a crawler asks for: told them, it could have asked less, never more. */
+const NARROWING = new Set(['max-duration', 'max-requests', 'max-bytes', 'max-body-bytes', 'max-decompressed-bytes', 'robots'])
+
+/**
+ * An assertion whose options the crawler was not all told: graded only where the
+ * evidence does not depend on them, else untested.
+ * - An RFC 9309 rule (`applies_when` robots.txt) applies once the crawler asked
+ *   for robots.txt, whether or not it was told to.
+ * - A request sent after a Retry-After had arrived, earlier than it asked, breaks
+ *   the rule whatever the crawler's concurrency, attempts or budgets.
+ * - Too few requests where every untold option only narrows (a budget, robots):
+ *   told them, it would have asked no more.
+ * - Too many requests where the only untold option is scope and every request
+ *   counted lay inside the scope the step sets: telling it could not have
+ *   removed one.
+ * A state folder never given is never graded around: a revisit needs what an
+ * earlier step kept.
+ */
+function gradeUntold (a: Assertion, missing: string[], ctx: GradeContext): CheckResult {
+  const notTold = untested(untoldMessage(missing))
+  if (missing.includes('state')) return notTold
+  const names = missing.map(m => m === 'headers' ? 'the request headers' : m).join(', ')
+  if (a.applies_when !== undefined && missing.every(m => m === 'robots')) {
+    const r = checkFromThenOn(a, a.applies_when, ctx)
+    if (r.status === 'untested') return notTold
+    return { ...r, message: `${r.message} (not told robots, it asked for robots.txt itself, so the rule applies)` }
+  }
+  const r = runCheck(a, ctx)
+  if (r.status !== 'fail') return notTold
+  if (a.type === 'retry_after') return { ...r, message: `${r.message} (graded though not told ${names}: the request was sent after the Retry-After had arrived, which no option permits)` }
+  if (a.type === 'requests' || a.type === 'no_requests') {
+    const spec = (a as unknown as Record<string, RequestSelector & { count?: number, at_least?: number, at_most?: number, after?: RequestSelector }>)[a.type]
+    const found = selectRequests(ctx.seen, spec)
+    const n = found.length
+    const tooMany = a.type === 'no_requests' || (spec.count !== undefined && n > spec.count) || (spec.at_most !== undefined && n > spec.at_most)
+    if (!tooMany && missing.every(m => NARROWING.has(m))) {
+      return { ...r, message: `${r.message} (graded though not told ${names}: told, it could only have asked less)` }
+    }
+    if (tooMany && missing.every(m => m === 'scope') && found.every(s => inStepScope(s, ctx))) {
+      return { ...r, message: `${r.message} (graded though not told scope: every request counted was inside the scope the step sets, so telling it could have removed none)` }
+    }
+  }
+  return notTold
+}
+
+/** Whether a request's origin lies inside the scope its step sets (the seeds' origins where the step sets none). */
+function inStepScope (s: Seen, ctx: GradeContext): boolean {
+  const run = ctx.runs.find(r => r.n === s.step)
+  const scope = run?.options?.scope
+  const origin = new URL(s.originUrl).origin
+  if (Array.isArray(scope)) return scope.some(u => new URL(u).origin === origin)
+  const step = ctx.steps.find(st => st.n === s.step)
+  const seeds = step !== undefined && 'crawl' in step ? step.crawl.urls : []
+  return seeds.some(u => {
+    if (u.startsWith('/')) return s.origin === 'main'
+    const named = /^([a-z][a-z0-9-]*):\/(?!\/)/.exec(u)
+    if (named !== null) return s.origin === named[1]
+    try { return new URL(u).origin === origin } catch { return false }
+  })
+}
+
+/** Why an assertion was not graded: what the crawler was not given. */
+function untoldMessage (missing: string[]): string {
+  const options = missing.filter(m => m !== 'state')
+  const parts: string[] = []
+  if (options.length > 0) parts.push(`the crawler was not told ${options.map(m => m === 'headers' ? 'the request headers' : m).join(', ')} (its adapter does not pass ${options.length === 1 ? 'it' : 'them'})`)
+  if (missing.includes('state')) parts.push(`the crawler was given no state folder (no {state} in its command), so it could keep nothing from an earlier step for this revisit`)
+  return parts.join('; and ')
 }
 
 /**

@@ -1,6 +1,8 @@
 import { lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
+import { closestName } from '../common/closest-name.js'
 import { errors } from '../common/errors.js'
+import { CRAWL_OPTION_TABLE } from '../crawler/run/crawl-option-table.js'
 import { fromRoot } from '../common/paths.js'
 import { parseDuration } from '../common/units.js'
 import {
@@ -221,13 +223,21 @@ export async function parseScenario (text: string, file: string, options: LoadOp
     if (seen.has(aid)) throw bad(['assertions', i, 'id'], `assertion id "${aid}" is used twice in this scenario`)
     seen.add(aid)
     checkAssertion(type, body[type], ['assertions', i, type], steps, bad, checkOrigin, checkUrl)
+    const after = (body[type] as { after?: unknown } | null)?.after
+    if (after !== undefined) checkAssertion('no_requests', after, ['assertions', i, type, 'after'], steps, bad, checkOrigin, checkUrl)
     if (body.applies_when !== undefined) checkAssertion('no_requests', body.applies_when, ['assertions', i, 'applies_when'], steps, bad, checkOrigin, checkUrl)
     const cited = cites(body.reason as string, ['assertions', i, 'reason'])
     const named = body.rule as string | undefined
     if (named !== undefined && !known.has(named)) throw bad(['assertions', i, 'rule'], `rule "${named}" is not in the rules catalogue (conformance/rules.yaml)`)
     const rules = named !== undefined ? [...new Set([named, ...cited])] : cited
     const { basis, score } = basisOf(type, body, named !== undefined ? known.get(named) : (cited.length > 0 ? known.get(cited[0]) : undefined), ['assertions', i], bad)
-    const needs = (body.needs as string[] | undefined) ?? neededBy(type, body[type], steps)
+    const told = body.needs as string[] | undefined
+    told?.forEach((need, j) => {
+      if (NEED_NAMES.includes(need)) return
+      const near = closestName(need, NEED_NAMES)
+      throw bad(['assertions', i, 'needs', j], `"${need}" is nothing a crawler is told${near === null ? '' : ` (did you mean "${near}"?)`}: a need is a crawl option a scenario sets, headers, or state`)
+    })
+    const needs = told ?? neededBy(type, body[type], steps)
     const dependsOn = (body.depends_on as string[] | undefined) ?? []
     dependsOn.forEach((dep, j) => { checkCause(dep, { id: aid, level: body.level as Level, score }, ['assertions', i, 'depends_on', j]) })
     earlier.set(aid, { level: body.level as Level, score })
@@ -326,6 +336,9 @@ function basisOf (type: AssertionType, body: Record<string, unknown>, rule: { id
  * names none), since an option of an earlier step (say `retain: none`) shapes
  * what a later one can do.
  */
+/** What an assertion may say it needs: a crawl option a scenario step sets, the request headers, or state kept between steps. */
+export const NEED_NAMES: readonly string[] = [...CRAWL_OPTION_TABLE.filter(r => r.scenario).map(r => r.flag), 'headers', 'state']
+
 function neededBy (type: AssertionType, spec: unknown, steps: Step[]): string[] {
   const named: number[] = []
   const collect = (s: Record<string, unknown>): void => {
@@ -341,6 +354,10 @@ function neededBy (type: AssertionType, spec: unknown, steps: Step[]): string[] 
     for (const [k, v] of Object.entries(step.crawl.options ?? {})) if (v !== undefined) needs.add(k)
     if (step.crawl.headers !== undefined && Object.keys(step.crawl.headers).length > 0) needs.add('headers')
   }
+  // an assertion over revisits only (every step it names comes after the first crawl) judges what the
+  // crawler kept from an earlier step: a crawler given no place to keep anything is not graded on it
+  const firstCrawl = steps.find(st => st.type === 'crawl')?.n
+  if (firstCrawl !== undefined && named.length > 0 && named.every(n => n > firstCrawl)) needs.add('state')
   return [...needs].sort()
 }
 

@@ -219,7 +219,15 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }
   try {
     const assertions = gradeAssertions(scenario, ctx, { has: need => accepted(adapter.accepts, need) }, options.profile ?? 'default')
-    if (couldNotRun !== null) return done('crawler-error', couldNotRun, { assertions, ...record() })
+    if (couldNotRun !== null) {
+      // nothing here was the crawler's to do as told: every rule needs what it was not given, so its hang is no verdict either
+      const deciding = assertions.filter(r => r.score === 'rfc' || r.score === 'profile')
+      const untold = deciding.filter(r => r.status === 'untested' && scenario.assertions.find(a => a.id === r.id)?.needs.some(n => !accepted(adapter.accepts, n)) === true)
+      if (deciding.length > 0 && untold.length === deciding.length) {
+        return done('untested', `${untold[0].message}; every assertion needs what the crawler was not given, so what it did is not held against it either (${couldNotRun})`, { assertions, ...record() })
+      }
+      return done('crawler-error', couldNotRun, { assertions, ...record() })
+    }
     const { verdict, message } = verdictOf(scenario.kind, assertions, { reportsDecide: adapter.accepts.reports })
     // a failed precondition means nothing after it was graded: the other assertions say so, with what they found
     const shown = verdict === 'setup-fail'

@@ -55,8 +55,13 @@ export interface Comparison {
   at_most?: number
 }
 
-export interface RequestsAssertion { requests: RequestSelector & Comparison }
-export interface NoRequestsAssertion { no_requests: RequestSelector }
+/** Only requests that arrived once the response to the first request fitting `after` had ended: what the crawler sent knowing the signal. */
+export interface AfterSignal {
+  after?: RequestSelector
+}
+
+export interface RequestsAssertion { requests: RequestSelector & Comparison & AfterSignal }
+export interface NoRequestsAssertion { no_requests: RequestSelector & AfterSignal }
 export interface HeaderAssertion {
   header: RequestSelector & {
     name: string

@@ -1,5 +1,5 @@
 import { linearRegExp } from '../common/linear-regex.js'
-import type { RequestSelector } from './scenario-types.js'
+import type { AfterSignal, RequestSelector } from './scenario-types.js'
 import type { Seen } from './site-driver.js'
 
 /** A path pattern: `*` matches any run of characters; with a `?` the query is compared too. */
@@ -38,9 +38,21 @@ export function fits (sel: RequestSelector, seen: Seen, ignoreStep = false): boo
   return true
 }
 
-/** The requests that fit, in arrival order (the journal's order). */
-export function selectRequests (seen: Seen[], sel: RequestSelector, ignoreStep = false): Seen[] {
-  return seen.filter(s => fits(sel, s, ignoreStep))
+/** The requests that fit, in arrival order (the journal's order); with `after`, only those that arrived once the signal had ended. */
+export function selectRequests (seen: Seen[], sel: RequestSelector & AfterSignal, ignoreStep = false): Seen[] {
+  const from = sel.after === undefined ? null : signalEnd(seen, sel.after)
+  return seen.filter(s => fits(sel, s, ignoreStep) && (from === null || s.arrivedMs > from.endedMs))
+}
+
+/**
+ * The first response fitting the selector and when it ended (monotonic ms): a request that
+ * arrived later was sent by a crawler that had the signal. A response that never ended
+ * (cut, stalled) ends never: nothing came after it. Null when no request fits.
+ */
+export function signalEnd (seen: Seen[], sel: RequestSelector): { signal: Seen, endedMs: number } | null {
+  const signal = seen.find(s => fits(sel, s))
+  if (signal === undefined) return null
+  return { signal, endedMs: signal.completedMs ?? Number.POSITIVE_INFINITY }
 }
 
 /** "GET requests to /validators/strong on offsite in step 2 with Accept-Language: fr" */
@@ -54,6 +66,8 @@ export function describeSelector (sel: RequestSelector, noun = 'request'): strin
   if (sel.headers !== undefined && Object.keys(sel.headers).length > 0) {
     out += ' with ' + Object.entries(sel.headers).map(([k, v]) => `${k}: ${v}`).join(', ')
   }
+  const after = (sel as AfterSignal).after
+  if (after !== undefined) out += ` sent after the ${describeSelector(after, 'response')}`
   return out
 }
 

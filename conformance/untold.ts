@@ -22,7 +22,7 @@ export function untoldWarnings (adapter: CrawlerAdapter, scenarios: Scenario[]):
     : ''
   return [...missing.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([need, ids]) => {
     const list = [...ids].sort()
-    const what = need === 'headers' ? 'the request headers' : `--${need}`
-    return `${adapter.name} is not told ${what}${hint}: ${list.length} scenario${list.length === 1 ? '' : 's'} will be untested where they need it: ${list.slice(0, 6).join(', ')}${list.length > 6 ? `, and ${list.length - 6} more` : ''}`
+    const what = need === 'headers' ? 'told the request headers' : need === 'state' ? 'given a state folder ({state})' : `told --${need}`
+    return `${adapter.name} is not ${what}${need === 'state' ? '' : hint}: ${list.length} scenario${list.length === 1 ? '' : 's'} will be untested where they need it: ${list.slice(0, 6).join(', ')}${list.length > 6 ? `, and ${list.length - 6} more` : ''}`
   })
 }

@@ -98,8 +98,9 @@ export interface CrawlerAdapter {
   faketime?: { library: string } | null
 }
 
-/** Whether a crawler given these capabilities was told `need` (an option name, or `headers`). */
+/** Whether a crawler given these capabilities was told `need` (an option name, `headers`, or `state`: a folder kept across steps). */
 export function accepted (accepts: Accepts, need: string): boolean {
   if (need === 'headers') return accepts.headers
+  if (need === 'state') return accepts.state
   return accepts.options === 'all' || accepts.options.includes(need)
 }

@@ -63,3 +63,25 @@ export function plural (n: number, noun: string): string {
 export function formatMs (ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1).replace(/\.?0+$/, '')} s`
 }
+
+/**
+ * Whether the evidence of these crawl steps (null: every step) was cut short by
+ * the harness: the crawler, or one of its per-URL runs, was killed at the step's
+ * timeout. What it would have asked after that is unknown, so an absence or an
+ * upper bound it kept, or a request it had not made yet, proves nothing about
+ * it. Null when no run of those steps was killed.
+ */
+export function stoppedIn (ctx: Pick<GradeContext, 'runs'>, steps: number[] | null): string | null {
+  const run = ctx.runs.find(r => r.type === 'crawl' && r.timedOut && (steps === null || steps.includes(r.n)))
+  if (run === undefined) return null
+  const killed = (run.commands ?? []).filter(c => c.timedOut)
+  const urls = killed.map(c => c.url).filter((u): u is string => u !== null)
+  const which = urls.length === 0 ? 'the crawler was' : `the crawler's run for ${urls.slice(0, 2).map(u => { try { return new URL(u).pathname } catch { return u } }).join(', ')}${urls.length > 2 ? ` (and ${urls.length - 2} more)` : ''} was`
+  return `${which} stopped at step ${run.n}'s timeout (${formatMs(killed[0]?.durationMs ?? run.durationMs)})`
+}
+
+/** The steps a selector looks at, or null for all of them. */
+export function selectorSteps (sel: { step?: number | number[] }): number[] | null {
+  if (sel.step === undefined) return null
+  return Array.isArray(sel.step) ? sel.step : [sel.step]
+}

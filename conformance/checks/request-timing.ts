@@ -4,7 +4,7 @@ import { parseDuration } from '../../common/units.js'
 import type { ConcurrencyAssertion, DurationAssertion, GapAssertion, RetryAfterAssertion } from '../scenario-types.js'
 import type { Seen } from '../site-driver.js'
 import { describeSelector, nameRequest, nameResponse, selectRequests } from '../select-requests.js'
-import { fail, formatMs, pass, plural, untested, type CheckResult, type GradeContext } from './check-types.js'
+import { fail, formatMs, pass, plural, selectorSteps, stoppedIn, untested, type CheckResult, type GradeContext } from './check-types.js'
 
 /**
  * Measurement allowance. A correct crawler starts its wait once it has read the
@@ -65,30 +65,41 @@ export function elapsedBetween (prev: Seen, next: Seen, from: 'arrived' | 'compl
  * Site time moved between steps counts as time passed. A `reset` step ends what
  * the server asked: the server forgets its clients and the harness moves on to
  * the next step at once, so a request after it is a new visit, not a retry, and
- * is not measured against a wait named before it: like a Retry-After no
- * request followed (the crawler gave up, or the run ended), it was not broken.
+ * is not measured against a wait named before it. A Retry-After no request
+ * followed (the crawler gave up, fetches each URL once, or was stopped) was not
+ * broken but not kept either: when no wait was measured the check is untested.
  */
 export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: GradeContext): CheckResult {
   const scope = spec.scope ?? 'origin'
   const asking = selectRequests(ctx.seen, spec).filter(s => s.responseHeaders['retry-after'] !== undefined)
   if (asking.length === 0) return untested(`no ${describeSelector(spec, 'response')} carried Retry-After, so there was no wait to honour (the crawler did not ask)`)
-  let honoured = 0
+  const measured: Array<{ gap: number, wait: number }> = []
   let usable = 0
   for (const s of asking) {
     const wait = retryAfterWait(s)
     if (wait === null) continue
     usable++
     const index = ctx.seen.indexOf(s)
-    const next = ctx.seen.slice(index + 1).find(n => n.origin === s.origin && (scope === 'origin' || n.path === s.path))
-    if (next === undefined || resetBetween(s.step, next.step, ctx.steps)) { honoured++; continue }
+    // only a request sent once the response had arrived can have heard it: one already in flight beside it did not
+    const heard = s.completedMs ?? s.arrivedMs
+    const next = ctx.seen.slice(index + 1).find(n => n.origin === s.origin && (scope === 'origin' || n.path === s.path) && n.arrivedMs >= heard)
+    if (next === undefined || resetBetween(s.step, next.step, ctx.steps)) continue
     const gap = elapsedBetween(s, next)
     if (gap + CLOCK_SLACK_MS < wait.ms) {
       return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`)
     }
-    honoured++
+    measured.push({ gap, wait: wait.ms })
   }
   if (usable === 0) return untested(`no ${describeSelector(spec, 'response')} carried a usable Retry-After (neither delay-seconds nor an HTTP-date), so there was no wait to measure`)
-  return pass(`${plural(honoured, 'Retry-After')} honoured: no later request to the same ${scope} before the time the server named`)
+  // A crawler that never came back kept no wait: it was never put to the test (it gave up, was stopped, or fetches each URL once).
+  if (measured.length === 0) {
+    const stop = stoppedIn(ctx, selectorSteps(spec))
+    const why = stop !== null ? `${stop} before any` : 'the crawler made no'
+    return untested(`${why} later request to the same ${scope} after ${plural(usable, 'Retry-After')}, so no wait was put to the test`)
+  }
+  const gaps = measured.map(m => `${formatMs(m.gap)} for ${formatMs(m.wait)}`).join(', ')
+  const unmeasured = usable - measured.length
+  return pass(`${plural(measured.length, 'Retry-After')} honoured: the next request to the same ${scope} came no earlier than the time the server named (waited ${gaps})${unmeasured > 0 ? `; ${unmeasured} more had no later request in the same visit` : ''}`)
 }
 
 /** Whether a `reset` step lies between two crawl steps (the server forgot its clients in between). */

@@ -181,9 +181,12 @@ function unreachable (input: RobotsAnswerInput, status: number | null, what: str
   const dateMs = headers.date !== undefined ? parseHttpDate(headers.date, input.serverNowMs) : null
   const retryAfter = parseRetryAfter(retryAfterRaw, dateMs, input.serverNowMs)
   const serverWait = retryAfter.kind === 'delay' || retryAfter.kind === 'date' ? retryAfter.delayMs : null
-  // the server's Retry-After is honoured: never read again earlier than it says; the backoff is the floor
-  const waitMs = Math.max(serverWait ?? 0, backoff.delayMs)
-  const by = serverWait !== null && serverWait >= backoff.delayMs
+  // the server's Retry-After is honoured as said: never read again earlier, nor much later (a server that
+  // names its time gets asked then, not after the backoff a silent outage earns); each failure in a row
+  // still doubles a floor from one second, so a Retry-After: 0 cannot make the crawler ask without pause
+  const floorMs = serverWait === null ? backoff.delayMs : Math.min(backoff.delayMs, 1000 * 2 ** (failures - 1))
+  const waitMs = Math.max(serverWait ?? 0, floorMs)
+  const by = serverWait !== null && serverWait >= floorMs
     ? `Retry-After: ${retryAfterRaw ?? ''} says ${formatDuration(serverWait)}`
     : `backoff after ${failures} unreachable read${failures > 1 ? 's' : ''}: ${formatDuration(waitMs)}`
   return settled(input, {

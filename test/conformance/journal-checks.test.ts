@@ -225,8 +225,24 @@ t.test('retry_after does not measure a wait across a reset step: the request aft
   t.equal(early.status, 'fail', 'with no reset between them, the second request came inside the second the server asked for')
   const steps = [{ n: 1, type: 'crawl' }, { n: 2, type: 'reset' }, { n: 3, type: 'crawl' }] as unknown as GradeContext['steps']
   const r = checkRetryAfter({ path: '/status/503' }, { ...ctx, steps })
-  t.equal(r.status, 'pass', 'the reset ended the first wait; nothing came early within either visit')
-  t.equal(r.message, '2 Retry-Afters honoured: no later request to the same origin before the time the server named')
+  t.equal(r.status, 'untested', 'the reset ended the first wait, and no request followed the second: no wait was put to the test')
+  t.equal(r.message, 'the crawler made no later request to the same origin after 2 Retry-Afters, so no wait was put to the test')
+  await site.reset()
+  const waited = await journal(site, [async () => { await get(u); await sleep(1050); await get(u) }, async () => {}, async () => { await get(u) }])
+  const measured = checkRetryAfter({ path: '/status/503' }, { ...waited, steps })
+  t.equal(measured.status, 'pass')
+  t.match(measured.message, /^1 Retry-After honoured: the next request to the same origin came no earlier than the time the server named \(waited 1\.\d+ s for 1 s\); 2 more had no later request in the same visit$/)
+})
+
+t.test('retry_after judges nothing when no request followed the Retry-After, and says so when the harness stopped the crawler', async t => {
+  const u = `${site.url}/status/503?retry-after=1`
+  const ctx = await journal(site, [async () => { await get(u) }])
+  const alone = checkRetryAfter({ path: '/status/503' }, ctx)
+  t.equal(alone.status, 'untested', 'a crawler that never came back was never put to the test')
+  t.match(alone.message, /^the crawler made no later request to the same origin after 1 Retry-After/)
+  const killed = checkRetryAfter({ path: '/status/503' }, { ...ctx, runs: [{ n: 1, type: 'crawl', durationMs: 2000, report: null, reportError: null, error: 'did not finish within 2000 ms and was killed', exitCode: null, timedOut: true, output: '' }] })
+  t.equal(killed.status, 'untested')
+  t.match(killed.message, /^the crawler was stopped at step 1's timeout \(2 s\) before any later request/)
 })
 
 t.test('retry_after is untested when the server never sent a Retry-After: there was no wait to honour', async t => {

@@ -44,7 +44,8 @@ t.test('each answer to robots.txt gives the access and the time to read it again
     { name: '429 with Retry-After: 3600', answer: answer(429, { 'retry-after': '3600' }), access: 'disallow-all', againIn: HOUR, reason: /Retry-After: 3600 says 1h/, header: 'Retry-After: 3600' },
     { name: '500', answer: answer(500, {}, '<html>error</html>'), access: 'disallow-all', againIn: 60 * SECOND, reason: /unreachable \(500\).*2\.3\.1\.4/ },
     { name: '503 with Retry-After as an HTTP-date an hour after Date', answer: answer(503, { 'retry-after': formatHttpDate(NOW + HOUR) }), access: 'disallow-all', againIn: HOUR, reason: /Retry-After/ },
-    { name: '503 with Retry-After: 10, shorter than the backoff floor', answer: answer(503, { 'retry-after': '10' }), access: 'disallow-all', againIn: 60 * SECOND, reason: /backoff/ },
+    { name: '503 with Retry-After: 10, shorter than a silent outage\'s backoff: read again when the server said', answer: answer(503, { 'retry-after': '10' }), access: 'disallow-all', againIn: 10 * SECOND, reason: /Retry-After: 10 says 10s/, header: 'Retry-After: 10' },
+    { name: '503 with Retry-After: 0: a second\'s floor, so the crawler does not ask without pause', answer: answer(503, { 'retry-after': '0' }), access: 'disallow-all', againIn: SECOND, reason: /backoff after 1 unreachable read: 1s/ },
     { name: '503 with a Retry-After that is not one', answer: answer(503, { 'retry-after': 'soon' }), access: 'disallow-all', againIn: 60 * SECOND, reason: /backoff/, header: null },
     { name: 'a network error', answer: { kind: 'network-error', error: 'ECONNRESET' }, access: 'disallow-all', againIn: 60 * SECOND, reason: /network error: ECONNRESET/ },
     { name: 'a 1xx', answer: answer(103), access: 'disallow-all', againIn: 60 * SECOND, reason: /not a final answer/ }
