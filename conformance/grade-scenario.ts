@@ -1,5 +1,5 @@
 import { LEVEL_RANK, type Assertion, type Basis, type Level, type RequestSelector, type Scenario, type ScenarioKind, type Score } from './scenario-types.js'
-import { describeSelector, fits, selectRequests } from './select-requests.js'
+import { describeSelector, fits, listSeen, selectRequests } from './select-requests.js'
 import type { Seen } from './site-driver.js'
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
 import { untested } from './checks/check-types.js'
@@ -88,7 +88,20 @@ export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: To
           ? checkFromThenOn(a, a.applies_when, ctx)
           : runCheck(a, ctx)
     return { ...base, status: r.status, message: r.message }
-  }), scenario.assertions)
+  }).map((r, i, all) => mayNotTakenUp(r, scenario.assertions[i], all)), scenario.assertions)
+}
+
+/**
+ * A MAY is a permission: a crawler that does not take it up breaks nothing (RFC 2119
+ * §5), so a `may` assertion that found it not done is untested, not an optional-fail.
+ * Once the crawler has taken it up (an assertion of the same rule it depends on
+ * passed), how well it did so is graded.
+ */
+function mayNotTakenUp (r: AssertionResult, a: Assertion, all: AssertionResult[]): AssertionResult {
+  if (r.level !== 'may' || r.status !== 'fail') return r
+  const takenUp = a.depends_on.some(d => all.find(x => x.id === d && x.status === 'pass' && x.level === 'may' && x.rules.some(rule => r.rules.includes(rule))) !== undefined)
+  if (takenUp) return r
+  return { ...r, status: 'untested', message: `a MAY the crawler did not take up, which breaks no rule (it found: ${r.message})` }
 }
 
 /** Options that only narrow what a crawler asks for: told them, it could have asked less, never more. */
@@ -166,9 +179,14 @@ function untoldMessage (missing: string[]): string {
  * asked for robots.txt): graded on the requests from the first one fitting
  * `when` on, and untested when none fits.
  */
-function checkFromThenOn (a: Assertion, when: RequestSelector, ctx: GradeContext): CheckResult {
+function checkFromThenOn (a: Assertion, spec: RequestSelector & { absent?: boolean }, ctx: GradeContext): CheckResult {
+  const { absent, ...when } = spec
   const first = ctx.seen.findIndex(s => fits(when, s))
   const what = describeSelector(when)
+  if (absent === true) {
+    if (first >= 0) return untested(`not graded: the rule applies only where the crawler made no ${what}, and it made one (${listSeen(ctx.seen.filter(s => fits(when, s)))})`)
+    return runCheck(a, ctx)
+  }
   if (first < 0) return untested(`not graded: the rule applies once the crawler has made a ${what}, and it made none`)
   const r = runCheck(a, { ...ctx, seen: ctx.seen.slice(first) })
   return r.status === 'fail' ? { ...r, message: `after its first ${what}: ${r.message}` } : r

@@ -9,6 +9,7 @@ import { resolveUrl } from './checks/report-values.js'
 import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, type Verdict } from './grade-scenario.js'
 import type { Scenario, Step } from './scenario-types.js'
 import { pathMatches } from './select-requests.js'
+import { isConditional } from './checks/request-headers.js'
 import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
 import { formatPos } from '../common/yaml-diagnostics.js'
 
@@ -39,6 +40,8 @@ export interface ScenarioResult {
   ownRequests?: number
   /** Bytes the site sent in answer (header blocks and bodies, as the journal counted them). */
   bytes: number
+  /** Of the requests, those carrying a precondition (If-None-Match, If-Modified-Since, …): whether the crawler revalidates at all, across the suite. */
+  conditionalRequests?: number
   durationMs: number
   /** The adapter lists this scenario's failure as known, with this reason. */
   expected: string | null
@@ -172,7 +175,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
       lastSeq = Math.max(lastSeq, e.seq)
     }
   }
-  const record = (): Partial<ScenarioResult> => ({ steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length + ownSeen.length, ownRequests: ownSeen.length, bytes: bytesOf(seen) + bytesOf(ownSeen) })
+  const record = (): Partial<ScenarioResult> => ({ steps: runsForRecord(runs), notes: crawlerNotes(runs), requests: seen.length + ownSeen.length, ownRequests: ownSeen.length, bytes: bytesOf(seen) + bytesOf(ownSeen), conditionalRequests: seen.filter(isConditional).length })
   try {
     for (const step of scenario.steps) {
       const t0 = performance.now()

@@ -4,7 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
 import { version } from '../common/version.js'
-import { dependencyHolds, failsRequirement, VERDICTS, type ProfileMode, type Verdict } from './grade-scenario.js'
+import { dependencyHolds, failsRequirement, verdictOf, VERDICTS, type ProfileMode, type Verdict } from './grade-scenario.js'
 import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
 import { ruleIndex, type RuleIndex } from './rules.js'
 import { SCORES, type Level, type Scenario, type Score } from './scenario-types.js'
@@ -49,7 +49,7 @@ export interface SuiteTotals {
 
 export interface SuiteResult {
   schema: 'webkrab.conformance/v1'
-  crawler: { name: string, kind: CrawlerAdapter['kind'], command: string, adapterFile: string | null, version?: string | null, install?: string | null }
+  crawler: { name: string, kind: CrawlerAdapter['kind'], command: string, adapterFile: string | null, version?: string | null, install?: string | null, /** It writes fetch reports, so reporting assertions decide its verdicts. */ writesReports?: boolean }
   startedAt: string
   durationMs: number
   jobs: number
@@ -112,6 +112,33 @@ export function applyExpectations (result: ScenarioResult, known: ExpectedFailur
   return { ...result, assertions, expected, unexpectedPass: listedPassed }
 }
 
+/** Where a crawler that never revalidates is charged for it: the plainest revisit of a stored ETag. */
+export const REVALIDATION_SCENARIO = 'validators-strong-etag-sent-as-if-none-match'
+
+/**
+ * A missing capability counts once. A crawler that sent no conditional request in
+ * the whole suite fails rule revisit-revalidates in every revisit scenario for one
+ * cause: it is charged in one scenario (REVALIDATION_SCENARIO when it ran, else the
+ * first by id), and in the others that failure is shown as its consequence, not
+ * counted, as `depends_on` does within a scenario; each verdict is then what the
+ * rest of its assertions decide. Results are returned unchanged otherwise.
+ */
+export function countMissingCapabilityOnce (results: ScenarioResult[], options: { reportsDecide?: boolean } = {}): ScenarioResult[] {
+  if (results.some(r => (r.conditionalRequests ?? 0) > 0)) return results
+  const lacking = (r: ScenarioResult): boolean => r.assertions.some(a => a.status === 'fail' && a.type === 'conditional' && a.rules.includes('revisit-revalidates'))
+  const charged = results.filter(lacking).sort((a, b) => Number(b.id === REVALIDATION_SCENARIO) - Number(a.id === REVALIDATION_SCENARIO) || a.id.localeCompare(b.id))
+  if (charged.length < 2) return results
+  const cause = charged[0]
+  return results.map(r => {
+    if (r === cause || !lacking(r) || (r.verdict !== 'fail' && r.verdict !== 'optional-fail')) return r
+    const assertions = r.assertions.map(a => a.status === 'fail' && a.type === 'conditional' && a.rules.includes('revisit-revalidates')
+      ? { ...a, status: 'untested' as const, consequenceOf: `${cause.id}`, message: `not graded, a consequence of the crawler sending no conditional request in the whole suite, counted once in ${cause.id} (it found: ${a.message})` }
+      : a)
+    const { verdict, message } = verdictOf(r.kind, assertions, options)
+    return { ...r, assertions, verdict, message }
+  })
+}
+
 export function totalsOf (results: ScenarioResult[]): SuiteTotals {
   const byVerdict = Object.fromEntries(VERDICTS.map(v => [v, 0])) as Record<Verdict, number>
   const assertions = { pass: 0, fail: 0, untested: 0 }
@@ -170,7 +197,9 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   const pending = [...scenarios]
   const running = new Set<Promise<void>>()
 
+  const raw = new Map<string, ScenarioResult>()
   const finish = (r: ScenarioResult): void => {
+    raw.set(r.id, r)
     const final = applyExpectations(r, adapter.expectedFailures)
     results.set(r.id, final)
     options.onResult?.(final, results.size, scenarios.length)
@@ -213,11 +242,14 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
     if (options.stateDir === undefined) rmSync(stateRoot, { recursive: true, force: true })
   }
 
+  // a capability the crawler lacks throughout the suite is counted once, in one scenario
+  const once = countMissingCapabilityOnce([...raw.values()], { reportsDecide: adapter.accepts.reports })
+  for (const r of once) if (r !== raw.get(r.id)) results.set(r.id, applyExpectations(r, adapter.expectedFailures))
   const ordered = [...results.values()].sort((a, b) => a.concern.localeCompare(b.concern) || a.id.localeCompare(b.id))
   const totals = totalsOf(ordered)
   return {
     schema: 'webkrab.conformance/v1',
-    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source === null ? null : displayPath(adapter.source), version: adapter.version ?? null, install: adapter.install ?? null },
+    crawler: { name: adapter.name, kind: adapter.kind, command: adapter.describe, adapterFile: adapter.source === null ? null : displayPath(adapter.source), version: adapter.version ?? null, install: adapter.install ?? null, writesReports: adapter.accepts.reports },
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - t0),
     jobs,

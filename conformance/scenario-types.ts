@@ -132,7 +132,7 @@ export type Assertion = AssertionBody & {
   /** What the crawler must have been told for the assertion to mean anything (option names, `headers`); set by the loader. */
   needs: string[]
   /** A rule that applies once a request fitting this selector was made: checked on the requests from the first fitting one on; untested when none fits. */
-  applies_when?: RequestSelector
+  applies_when?: RequestSelector & { absent?: boolean }
   /** Earlier assertions of the scenario it follows from: its failure beside a failure of one of them is a consequence, not counted. Set by the loader ([] when none). */
   depends_on: string[]
   /** Set by the loader: the assertion's own `basis:`, else its rule's, else `profile` (`reporting` assertions: the report's). */

@@ -1,5 +1,5 @@
 import { errors } from '../common/errors.js'
-import { totalsOf, type SuiteResult } from './run-suite.js'
+import { countMissingCapabilityOnce, totalsOf, type SuiteResult } from './run-suite.js'
 import type { Scenario } from './scenario-types.js'
 
 /** `--shard i/n`: the i-th (1-based) of n shares. */
@@ -66,7 +66,10 @@ export function mergeResults (parts: SuiteResult[]): SuiteResult {
       seen.set(s.id, i)
     }
   })
-  const scenarios = parts.flatMap(p => p.scenarios).sort((a, b) => a.concern.localeCompare(b.concern) || a.id.localeCompare(b.id))
+  // each shard counted a capability its crawler lacks once; the whole run counts it once
+  const scenarios = countMissingCapabilityOnce(parts.flatMap(p => p.scenarios), { reportsDecide: first.crawler.writesReports ?? first.crawler.kind === 'reference' })
+    .map(s => s.expected !== null && !s.assertions.some(a => a.status === 'fail') && s.verdict !== 'dependency-fail' ? { ...s, expected: null } : s)
+    .sort((a, b) => a.concern.localeCompare(b.concern) || a.id.localeCompare(b.id))
   const totals = totalsOf(scenarios)
   const started = parts.map(p => p.startedAt).sort()[0]
   return {

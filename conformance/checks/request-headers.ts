@@ -64,7 +64,7 @@ export function checkHeader (spec: HeaderSpec, ctx: GradeContext): CheckResult {
 /** The precondition fields of RFC 9110 §13.1: a request carrying any of them is conditional. */
 export const CONDITIONAL_FIELDS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'if-range'] as const
 
-function isConditional (s: Seen): boolean {
+export function isConditional (s: Pick<Seen, 'headers'>): boolean {
   return CONDITIONAL_FIELDS.some(name => s.headers[name] !== undefined)
 }
 
