@@ -3,15 +3,17 @@ import { isAbsolute, join, relative } from 'node:path'
 import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseDuration } from '../common/units.js'
-import { accepted, type CommandRun, type CrawlerAdapter, type StepOutcome, type StepRequest } from './adapters/adapter-types.js'
+import { type CommandRun, type CrawlerAdapter, type StepOutcome, type StepRequest } from './adapters/adapter-types.js'
 import type { GradeContext, StepRun } from './checks/check-types.js'
 import { resolveUrl } from './checks/report-values.js'
 import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, type Verdict } from './grade-scenario.js'
+import { toldOf } from './untold.js'
 import type { Scenario, Step } from './scenario-types.js'
 import { pathMatches } from './select-requests.js'
 import { isConditional } from './checks/request-headers.js'
 import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
 import { formatPos } from '../common/yaml-diagnostics.js'
+import { CLOCK_PROBES } from './adapters/child-env.js'
 
 /** A crawl step gets this long unless the step or the adapter says otherwise. */
 export const DEFAULT_STEP_TIMEOUT_MS = 20_000
@@ -116,6 +118,10 @@ export function clockProblem (scenario: Scenario, adapter: CrawlerAdapter): stri
     : 'the scenario starts the site\'s clock at a date of its own and the crawler\'s clock must be set there with it'
   if (adapter.accepts.clock === 'none') return `${what}, which its adapter says cannot be done (clock: none)`
   if (adapter.faketime === null) return `${what}, but libfaketime (Debian package faketime) is not installed or does not work here`
+  // a runtime that cannot sleep under the moved clock would crash the crawler's waits: graded, that would read as a crawler that does not wait
+  const text = `${adapter.describe} ${adapter.check ?? ''}`
+  const broken = (adapter.faketime?.broken ?? []).find(b => CLOCK_PROBES.find(p => p.runtime === b.runtime)?.uses.test(text) === true)
+  if (broken !== undefined) return `${what}, but ${broken.runtime}, which the crawler's command runs, cannot sleep or read the time under libfaketime here (${broken.error})`
   return null
 }
 
@@ -221,11 +227,12 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const couldNotRun = crawlerError(scenario, runs, seen)
   const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }
   try {
-    const assertions = gradeAssertions(scenario, ctx, { has: need => accepted(adapter.accepts, need) }, options.profile ?? 'default')
+    const assertions = gradeAssertions(scenario, ctx, toldOf(adapter, scenario), options.profile ?? 'default', { harnessSchedules: adapter.perUrl === true })
     if (couldNotRun !== null) {
       // nothing here was the crawler's to do as told: every rule needs what it was not given, so its hang is no verdict either
       const deciding = assertions.filter(r => r.score === 'rfc' || r.score === 'profile')
-      const untold = deciding.filter(r => r.status === 'untested' && scenario.assertions.find(a => a.id === r.id)?.needs.some(n => !accepted(adapter.accepts, n)) === true)
+      const told = toldOf(adapter, scenario)
+      const untold = deciding.filter(r => r.status === 'untested' && scenario.assertions.find(a => a.id === r.id)?.needs.some(n => !told.has(n)) === true)
       if (deciding.length > 0 && untold.length === deciding.length) {
         return done('untested', `${untold[0].message}; every assertion needs what the crawler was not given, so what it did is not held against it either (${couldNotRun})`, { assertions, ...record() })
       }

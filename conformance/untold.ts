@@ -1,5 +1,16 @@
-import { accepted, type CrawlerAdapter } from './adapters/adapter-types.js'
+import { toldFor, type CrawlerAdapter } from './adapters/adapter-types.js'
+import type { Told } from './grade-scenario.js'
 import type { Scenario } from './scenario-types.js'
+
+/** What the crawler was told in this scenario: what its adapter hands it, or declares fixed at the value the steps set. */
+export function toldOf (adapter: CrawlerAdapter, scenario: Scenario): Told {
+  return {
+    has: need => {
+      const values = scenario.steps.flatMap(st => 'crawl' in st && st.crawl.options?.[need as keyof typeof st.crawl.options] !== undefined ? [st.crawl.options[need as keyof typeof st.crawl.options]] : [])
+      return toldFor(adapter.accepts, need, values)
+    }
+  }
+}
 
 /**
  * Warnings for a crawler that is not handed what some scenarios need: one line
@@ -10,9 +21,10 @@ import type { Scenario } from './scenario-types.js'
 export function untoldWarnings (adapter: CrawlerAdapter, scenarios: Scenario[]): string[] {
   const missing = new Map<string, Set<string>>()
   for (const s of scenarios) {
+    const told = toldOf(adapter, s)
     for (const a of s.assertions) {
       for (const need of a.needs) {
-        if (accepted(adapter.accepts, need)) continue
+        if (told.has(need)) continue
         missing.set(need, (missing.get(need) ?? new Set()).add(s.id))
       }
     }

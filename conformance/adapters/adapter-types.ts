@@ -59,6 +59,8 @@ export interface StepOutcome {
 export interface Accepts {
   /** `all`, or the option names the crawler receives. */
   options: 'all' | string[]
+  /** Behaviour that is always so, by option (`max-attempts: 1`: it never retries): a step setting that value is graded as told. */
+  fixed?: Record<string, string | number | boolean>
   headers: boolean
   state: boolean
   /** `faketime`: the harness moves the crawler's clock with the site's (libfaketime); `native`: the crawler reasons in the server's time itself; `none`: it cannot be moved. */
@@ -94,8 +96,10 @@ export interface CrawlerAdapter {
   install?: string
   /** A command that prints the version and fails when the crawler is missing. */
   check?: string
+  /** The harness runs the command once per URL ({url}) and schedules those runs itself. */
+  perUrl?: boolean
   /** libfaketime as found for this adapter's commands (null: not installed or not working). */
-  faketime?: { library: string } | null
+  faketime?: import('./child-env.js').Faketime | null
 }
 
 /** Whether a crawler given these capabilities was told `need` (an option name, `headers`, or `state`: a folder kept across steps). */
@@ -103,4 +107,26 @@ export function accepted (accepts: Accepts, need: string): boolean {
   if (need === 'headers') return accepts.headers
   if (need === 'state') return accepts.state
   return accepts.options === 'all' || accepts.options.includes(need)
+}
+
+/** Whether two values of a crawl option mean the same (`1s` and `1000ms`, `3` and "3"). */
+export function sameOptionValue (a: unknown, b: unknown): boolean {
+  if (String(a) === String(b)) return true
+  const ms = (v: unknown): number | null => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(String(v))
+    if (m === null) return null
+    return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms']
+  }
+  const x = ms(a)
+  return x !== null && x === ms(b)
+}
+
+/**
+ * Whether a crawler was, in effect, told `need` for these steps' values: it receives
+ * the option, or its adapter declares the behaviour fixed at the value every step sets.
+ */
+export function toldFor (accepts: Accepts, need: string, values: unknown[]): boolean {
+  if (accepted(accepts, need)) return true
+  const fixed = accepts.fixed?.[need]
+  return fixed !== undefined && values.length > 0 && values.every(v => sameOptionValue(v, fixed))
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { errors } from '../../common/errors.js'
 import { openLoaded, parseReport, reportProblems, wholeReport } from '../../reports/load-report.js'
 import type { FetchReport } from '../../reports/report-types.js'
-import type { Accepts, CommandRun, CrawlerAdapter, ExpectedFailure, StepOutcome, StepRequest } from './adapter-types.js'
+import { accepted, type Accepts, type CommandRun, type CrawlerAdapter, type ExpectedFailure, type StepOutcome, type StepRequest } from './adapter-types.js'
 import { binPath, faketimeEnv, findFaketime, type Faketime } from './child-env.js'
 
 export const PLACEHOLDERS = ['url', 'urls', 'state', 'step', 'options', 'headers'] as const
@@ -285,6 +285,7 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
   const perUrl = opts.command.includes('{url}')
   const cwd = opts.cwd ?? process.cwd()
   const faketime = opts.faketime === undefined ? findFaketime() : opts.faketime
+  const accepts = opts.accepts ?? acceptsOfTemplate(opts.command)
   return {
     name: opts.name ?? 'command',
     kind: 'command',
@@ -293,9 +294,17 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
     expectedFailures: opts.expectedFailures ?? [],
     source: opts.source ?? null,
     timeoutMs: opts.timeoutMs ?? null,
-    accepts: opts.accepts ?? acceptsOfTemplate(opts.command),
+    accepts,
+    perUrl,
     faketime,
-    crawl: async (req) => {
+    crawl: async (given) => {
+      // the crawler is handed exactly what its adapter says it takes: an option it does not map
+      // could otherwise be read as something else (--scope ORIGIN ORIGIN as two more URLs)
+      const req: StepRequest = {
+        ...given,
+        options: Object.fromEntries(Object.entries(given.options).filter(([name]) => accepted(accepts, name))),
+        headers: accepts.headers ? given.headers : {}
+      }
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         ...binPath(process.env),
@@ -310,7 +319,7 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
       }
       // The timeout bounds each run of the command (each URL's, with {url}).
       const runs = perUrl
-        ? await runPerUrl(req.urls, req.options, async url => await runShell(renderTemplate(opts.command, req, url), { ...env, WEBKRAB_URL: url }, cwd, req.timeoutMs, url))
+        ? await runPerUrl(req.urls, given.options, async url => await runShell(renderTemplate(opts.command, req, url), { ...env, WEBKRAB_URL: url }, cwd, req.timeoutMs, url))
         : [await runShell(renderTemplate(opts.command, req, null), env, cwd, req.timeoutMs, null)]
       const worst = runs.find(r => r.error !== null) ?? runs.find(r => r.exitCode !== 0) ?? runs[runs.length - 1]
       return {

@@ -42,6 +42,11 @@ export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
       throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${formatPos(positionOf(src, ['accepts', 'options', i]))}: "${name}" is not a crawl option a scenario sets${near === null ? '' : ` (did you mean "${near}"?)`}; the options are ${SCENARIO_OPTIONS.join(', ')}`)
     })
   }
+  for (const name of Object.keys(raw.accepts?.fixed ?? {})) {
+    if (SCENARIO_OPTIONS.includes(name)) continue
+    const near = closestName(name, SCENARIO_OPTIONS)
+    throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${formatPos(positionOf(src, ['accepts', 'fixed', name]))}: "${name}" is not a crawl option a scenario sets${near === null ? '' : ` (did you mean "${near}"?)`}; the options are ${SCENARIO_OPTIONS.join(', ')}`)
+  }
   const skip = new Map<string, string>()
   raw.skip?.forEach((s, i) => {
     if (skip.has(s.id)) throw errors.WEBKRAB_ERR_BAD_ADAPTER(`${formatPos(positionOf(src, ['skip', i, 'id']))}: "${s.id}" is listed twice`)
