@@ -4,7 +4,7 @@ import type { Seen } from './site-driver.js'
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
 import { untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
-import { checkConditional, checkEcho, checkHeader } from './checks/request-headers.js'
+import { checkConditional, checkEcho, checkHeader, CONDITIONAL_FIELDS } from './checks/request-headers.js'
 import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from './checks/request-timing.js'
 import { checkReport, checkResource } from './checks/report-values.js'
 
@@ -44,6 +44,10 @@ export interface AssertionResult {
   expected: string | null
   /** Not counted: it failed as a consequence of this earlier assertion's failure (`depends_on`). */
   consequenceOf?: string
+  /** A Retry-After check's measured waits (ms), so the suite can tell a crawler's own fixed backoff from a wait it was asked for. */
+  waits?: Array<{ waitedMs: number, askedMs: number }>
+  /** It passed because a request carried no precondition field it must not send: no proof of anything from a crawler that never sends one. */
+  validatorAbsent?: true
 }
 
 /** Runs one assertion's check. */
@@ -97,25 +101,29 @@ export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: To
         : a.applies_when !== undefined
           ? checkFromThenOn(a, a.applies_when, ctx)
           : runCheck(a, ctx)
-    return { ...base, status: r.status, message: r.message }
+    const header = a.type === 'header' ? (a as Extract<Assertion, { header: unknown }>).header : null
+    const validatorAbsent = header !== null && header.present === false && CONDITIONAL_FIELDS.includes(header.name.toLowerCase() as typeof CONDITIONAL_FIELDS[number]) && r.status === 'pass'
+    return { ...base, status: r.status, message: r.message, ...(r.waits !== undefined ? { waits: r.waits } : {}), ...(validatorAbsent ? { validatorAbsent: true as const } : {}) }
   }).map((r, i, all) => mayNotTakenUp(r, scenario.assertions[i], all)), scenario.assertions)
 }
 
 /**
  * A MAY is a permission: a crawler that does not take it up breaks nothing (RFC 2119
  * §5), so a `may` assertion that found it not done is untested, not an optional-fail.
- * Once the crawler has taken it up (an assertion of the same rule it depends on
- * passed), how well it did so is graded.
+ * Once the crawler has taken it up (every assertion it depends on passed, one a MAY
+ * of the same rule), how well it did so is graded.
  */
 function mayNotTakenUp (r: AssertionResult, a: Assertion, all: AssertionResult[]): AssertionResult {
   if (r.level !== 'may' || r.status !== 'fail') return r
-  const takenUp = a.depends_on.some(d => all.find(x => x.id === d && x.status === 'pass' && x.level === 'may' && x.rules.some(rule => r.rules.includes(rule))) !== undefined)
+  // taken up: every assertion it follows from passed, one of them a MAY of the same rule (dropping the churning tag, then falling back)
+  const causes = a.depends_on.map(d => all.find(x => x.id === d))
+  const takenUp = causes.length > 0 && causes.every(c => c?.status === 'pass') && causes.some(c => c?.level === 'may' && c.rules.some(rule => r.rules.includes(rule)))
   if (takenUp) return r
   return { ...r, status: 'untested', message: `a MAY the crawler did not take up, which breaks no rule (it found: ${r.message})` }
 }
 
 /** Options that only narrow what a crawler asks for: told them, it could have asked less, never more. */
-const NARROWING = new Set(['max-duration', 'max-requests', 'max-bytes', 'max-body-bytes', 'max-decompressed-bytes', 'robots'])
+const NARROWING = new Set(['max-duration', 'max-requests', 'max-bytes', 'max-body-bytes', 'max-decompressed-bytes'])
 
 /**
  * An assertion whose options the crawler was not all told: graded only where the
@@ -124,8 +132,8 @@ const NARROWING = new Set(['max-duration', 'max-requests', 'max-bytes', 'max-bod
  *   for robots.txt, whether or not it was told to.
  * - A request sent after a Retry-After had arrived, earlier than it asked, breaks
  *   the rule whatever the crawler's concurrency, attempts or budgets.
- * - Too few requests where every untold option only narrows (a budget, robots):
- *   told them, it would have asked no more.
+ * - Too few requests where every untold option only narrows (a budget; not robots,
+ *   which adds robots.txt): told them, it would have asked no more.
  * - Too many requests where the only untold option is scope and every request
  *   counted lay inside the scope the step sets: telling it could not have
  *   removed one.

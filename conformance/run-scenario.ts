@@ -227,7 +227,12 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const couldNotRun = crawlerError(scenario, runs, seen)
   const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }
   try {
+    const owned = (adapter.scriptOwned ?? []).filter(o => o.id === scenario.id)
     const assertions = gradeAssertions(scenario, ctx, toldOf(adapter, scenario), options.profile ?? 'default', { harnessSchedules: adapter.perUrl === true })
+      .map(a => {
+        const o = owned.find(x => x.assertion === a.id)
+        return o === undefined || a.status === 'untested' ? a : { ...a, status: 'untested' as const, message: `not the crawler's doing: the ${adapter.name} adapter's script does this (${o.reason}); it found: ${a.message}` }
+      })
     if (couldNotRun !== null) {
       // nothing here was the crawler's to do as told: every rule needs what it was not given, so its hang is no verdict either
       const deciding = assertions.filter(r => r.score === 'rfc' || r.score === 'profile')

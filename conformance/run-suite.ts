@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
 import { version } from '../common/version.js'
 import { dependencyHolds, failsRequirement, verdictOf, VERDICTS, type ProfileMode, type Verdict } from './grade-scenario.js'
+import { formatMs } from './checks/check-types.js'
 import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
 import { ruleIndex, type RuleIndex } from './rules.js'
 import { SCORES, type Level, type Scenario, type Score } from './scenario-types.js'
@@ -125,17 +126,54 @@ export const REVALIDATION_SCENARIO = 'validators-strong-etag-sent-as-if-none-mat
  */
 export function countMissingCapabilityOnce (results: ScenarioResult[], options: { reportsDecide?: boolean } = {}): ScenarioResult[] {
   if (results.some(r => (r.conditionalRequests ?? 0) > 0)) return results
-  const lacking = (r: ScenarioResult): boolean => r.assertions.some(a => a.status === 'fail' && a.type === 'conditional' && a.rules.includes('revisit-revalidates'))
+  const unconditional = (a: ScenarioResult['assertions'][number]): boolean => a.status === 'fail' && a.type === 'conditional' && a.rules.includes('revisit-revalidates')
+  // a precondition that wanted a 304, which only a conditional request can earn
+  const no304 = (a: ScenarioResult['assertions'][number]): boolean => a.score === 'setup' && a.status === 'fail' && /answered 304/.test(a.message)
+  const lacking = (r: ScenarioResult): boolean => r.assertions.some(unconditional)
   const charged = results.filter(lacking).sort((a, b) => Number(b.id === REVALIDATION_SCENARIO) - Number(a.id === REVALIDATION_SCENARIO) || a.id.localeCompare(b.id))
-  if (charged.length < 2) return results
+  if (charged.length === 0) return results
   const cause = charged[0]
+  const why = `a consequence of the crawler sending no conditional request in the whole suite, counted once in ${cause.id}`
   return results.map(r => {
-    if (r === cause || !lacking(r) || (r.verdict !== 'fail' && r.verdict !== 'optional-fail')) return r
-    const assertions = r.assertions.map(a => a.status === 'fail' && a.type === 'conditional' && a.rules.includes('revisit-revalidates')
-      ? { ...a, status: 'untested' as const, consequenceOf: `${cause.id}`, message: `not graded, a consequence of the crawler sending no conditional request in the whole suite, counted once in ${cause.id} (it found: ${a.message})` }
-      : a)
-    const { verdict, message } = verdictOf(r.kind, assertions, options)
-    return { ...r, assertions, verdict, message }
+    if (r === cause) return r
+    if (r.verdict === 'setup-fail' && r.assertions.some(no304)) {
+      const assertions = r.assertions.map(a => no304(a) ? { ...a, status: 'untested' as const, message: `not met, ${why} (it found: ${a.message})` } : a)
+      return { ...r, assertions, verdict: 'untested' as const, message: `not graded: its precondition needs a 304, ${why}` }
+    }
+    const trivial = r.assertions.some(a => a.validatorAbsent === true)
+    if ((!lacking(r) && !trivial) || (r.verdict !== 'fail' && r.verdict !== 'optional-fail' && r.verdict !== 'pass')) return r
+    // a validator it never sends anywhere was not left out by judgement: its absence proves nothing
+    const assertions = r.assertions.map(a => unconditional(a)
+      ? { ...a, status: 'untested' as const, consequenceOf: cause.id, message: `not graded, ${why} (it found: ${a.message})` }
+      : a.validatorAbsent === true ? { ...a, status: 'untested' as const, message: `not graded: the crawler sent no conditional request anywhere in the suite, so the absence proves nothing (it found: ${a.message})` } : a)
+    const graded = verdictOf(r.kind, assertions, options)
+    // what the scenario is about was never put to the test: what passed beside it proves no more than untested
+    return graded.verdict === 'pass' || graded.verdict === 'untested'
+      ? { ...r, assertions, verdict: 'untested' as const, message: `not graded: ${why}` }
+      : { ...r, assertions, ...graded }
+  })
+}
+
+/**
+ * A Retry-After kept by chance says so. Where the crawler waited too little for one
+ * Retry-After in the suite, a pass elsewhere whose wait is about as long (within a
+ * fifth) was its own fixed backoff outlasting a shorter ask, not the server's wait
+ * honoured: the pass is kept, and its message names the scenario that shows it.
+ */
+export function noteFixedBackoff (results: ScenarioResult[]): ScenarioResult[] {
+  const early = results.flatMap(r => r.assertions.filter(a => a.type === 'retry_after' && a.status === 'fail' && a.waits !== undefined)
+    .flatMap(a => (a.waits ?? []).map(w => ({ ...w, id: r.id }))))
+  if (early.length === 0) return results
+  return results.map(r => {
+    let changed = false
+    const assertions = r.assertions.map(a => {
+      if (a.type !== 'retry_after' || a.status !== 'pass' || a.waits === undefined || a.waits.length === 0) return a
+      const same = early.find(e => e.id !== r.id && a.waits?.every(w => Math.abs(w.waitedMs - e.waitedMs) <= 0.2 * Math.max(e.waitedMs, 1)) === true)
+      if (same === undefined) return a
+      changed = true
+      return { ...a, message: `${a.message}; in ${same.id} it also waited about ${formatMs(same.waitedMs)}, where the server asked for ${formatMs(same.askedMs)}, so this wait may be its own fixed backoff rather than the server's` }
+    })
+    return changed ? { ...r, assertions } : r
   })
 }
 
@@ -243,7 +281,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   }
 
   // a capability the crawler lacks throughout the suite is counted once, in one scenario
-  const once = countMissingCapabilityOnce([...raw.values()], { reportsDecide: adapter.accepts.reports })
+  const once = noteFixedBackoff(countMissingCapabilityOnce([...raw.values()], { reportsDecide: adapter.accepts.reports }))
   for (const r of once) if (r !== raw.get(r.id)) results.set(r.id, applyExpectations(r, adapter.expectedFailures))
   const ordered = [...results.values()].sort((a, b) => a.concern.localeCompare(b.concern) || a.id.localeCompare(b.id))
   const totals = totalsOf(ordered)

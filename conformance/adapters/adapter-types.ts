@@ -85,6 +85,8 @@ export interface CrawlerAdapter {
   /** Scenario ids the crawler cannot take part in, each with the reason. */
   skip: Map<string, string>
   expectedFailures: ExpectedFailure[]
+  /** Assertions that judge the adapter's own script, not the crawler: untested for it, with the reason. */
+  scriptOwned?: Array<{ id: string, assertion: string, reason: string }>
   /** How long one crawl step (one run of a command) may take, unless the scenario's step says; null for the harness default. */
   timeoutMs: number | null
   crawl: (request: StepRequest) => Promise<StepOutcome>

@@ -25,6 +25,7 @@ interface AdapterFile {
   timeout?: string
   skip?: Array<{ id: string, reason: string }>
   expected_failures?: Array<{ id: string, assertion?: string, reason: string }>
+  script_owned?: Array<{ id: string, assertion: string, reason: string }>
 }
 
 /** Parses an adapter file (YAML): name, command, timeout, skip and expected_failures. */
@@ -64,6 +65,7 @@ export function parseAdapterFile (text: string, file: string): CrawlerAdapter {
     name: raw.name,
     skip,
     expectedFailures,
+    scriptOwned: (raw.script_owned ?? []).map(o => ({ id: o.id, assertion: o.assertion, reason: o.reason.trim() })),
     source: file,
     timeoutMs: timeoutMs ?? null,
     ...(raw.version !== undefined ? { version: raw.version } : {}),

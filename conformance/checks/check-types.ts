@@ -9,6 +9,8 @@ export type CheckStatus = 'pass' | 'fail' | 'untested'
 export interface CheckResult {
   status: CheckStatus
   message: string
+  /** Waits measured after a Retry-After: how long the crawler waited and how long it was asked to (ms). */
+  waits?: Array<{ waitedMs: number, askedMs: number }>
 }
 
 /** How one step went, as the runner recorded it. */

@@ -86,7 +86,7 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
     if (next === undefined || resetBetween(s.step, next.step, ctx.steps)) continue
     const gap = elapsedBetween(s, next)
     if (gap + CLOCK_SLACK_MS < wait.ms) {
-      return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`)
+      return { ...fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`), waits: [{ waitedMs: Math.max(gap, 0), askedMs: wait.ms }] }
     }
     measured.push({ gap, wait: wait.ms })
   }
@@ -99,7 +99,7 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
   }
   const gaps = measured.map(m => `${formatMs(m.gap)} for ${formatMs(m.wait)}`).join(', ')
   const unmeasured = usable - measured.length
-  return pass(`${plural(measured.length, 'Retry-After')} honoured: the next request to the same ${scope} came no earlier than the time the server named (waited ${gaps})${unmeasured > 0 ? `; ${unmeasured} more had no later request in the same visit` : ''}`)
+  return { ...pass(`${plural(measured.length, 'Retry-After')} honoured: the next request to the same ${scope} came no earlier than the time the server named (waited ${gaps})${unmeasured > 0 ? `; ${unmeasured} more had no later request in the same visit` : ''}`), waits: measured.map(m => ({ waitedMs: m.gap, askedMs: m.wait })) }
 }
 
 /** Whether a `reset` step lies between two crawl steps (the server forgot its clients in between). */

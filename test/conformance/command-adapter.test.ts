@@ -44,12 +44,13 @@ async function recorded (template: string): Promise<{ runs: Run[], state: string
 }
 
 t.test('{url} runs the command once per URL with the placeholders filled in and the values in the environment', async t => {
-  const { runs, state, result } = await recorded(`sh ${RECORD} {url} {state} {step} {options}`)
+  const { runs, state, result } = await recorded(`sh ${RECORD} {url} {state} {step} {options} {headers}`)
   t.equal(runs.length, 3, 'two URLs in step 1, one in step 2')
   t.match(runs[1].args[0], /\/vary\/accept-language\?x=1&y=2$/, 'an & in a URL survives the shell')
   t.same(runs.map(r => r.args[1]), [state, state, state], 'one state directory for the whole scenario')
   t.same(runs.map(r => r.args[2]), ['1', '1', '2'])
-  t.match(runs[0].args.slice(3), ['--max-attempts', '2', '--revalidate-always', '--scope', /^http:\/\/127\.0\.0\.1:\d+$/, /^http:\/\/127\.0\.0\.1:\d+$/])
+  t.match(runs[0].args.slice(3, 9), ['--max-attempts', '2', '--revalidate-always', '--scope', /^http:\/\/127\.0\.0\.1:\d+$/, /^http:\/\/127\.0\.0\.1:\d+$/])
+  t.same(runs[0].args.slice(9), ['--header', 'Accept-Language: fr'])
   t.equal(runs[0].env.WEBKRAB_STATE_DIR, state)
   t.equal(runs[0].env.WEBKRAB_STEP, '1')
   t.equal(runs[0].env.WEBKRAB_URLS.split(' ').length, 2)
@@ -62,6 +63,14 @@ t.test('{url} runs the command once per URL with the placeholders filled in and 
   t.same(JSON.parse(runs[2].env.WEBKRAB_HEADERS), {})
   t.equal(result.assertions.find(a => a.id === 'context')?.status, 'pass', 'WEBKRAB_HEADER_LINES carried the request context')
   t.equal(result.assertions.find(a => a.id === 'report')?.status, 'untested', 'no report written: report checks are untested')
+})
+
+t.test('a template is handed only what it takes: without {headers} no request context, without {options} no options, in its arguments or its environment', async t => {
+  const { runs } = await recorded(`sh ${RECORD} {url} {state}`)
+  t.same(runs[0].args.slice(2), [], 'nothing past the state folder')
+  t.same(JSON.parse(runs[0].env.WEBKRAB_HEADERS), {}, 'no request context')
+  t.same(JSON.parse(runs[0].env.WEBKRAB_OPTIONS), {}, 'no options')
+  t.equal(runs[0].env.WEBKRAB_OPT_MAX_ATTEMPTS, undefined)
 })
 
 t.test('{urls} runs the command once per step with every URL', async t => {

@@ -332,3 +332,25 @@ t.test('a scripted 304 answers only a conditional request: a GET without a preco
   const conditional = await get(u, { 'if-none-match': first.headers.get('etag') ?? '' })
   t.equal(conditional.status, 304)
 })
+
+t.test('no check passes on a selection that matched nothing: each check type, over a journal with nothing it needs', async t => {
+  const ctx = await journal(site, [async () => { await get(`${site.url}/validators/strong`) }])
+  const none = { path: '/nowhere' }
+  const cases: Array<[string, ReturnType<typeof checkRequests>]> = [
+    ['requests at_most', checkRequests({ ...none, at_most: 3 }, ctx)],
+    ['requests at_least', checkRequests({ ...none, at_least: 1 }, ctx)],
+    ['order', checkOrder([none, { path: '/validators/strong' }], ctx)],
+    ['header', checkHeader({ ...none, name: 'If-None-Match', present: false }, ctx)],
+    ['conditional', checkConditional(none, ctx)],
+    ['echo', checkEcho({ ...none, request_header: 'If-None-Match', response_header: 'ETag' }, ctx)],
+    ['retry_after', checkRetryAfter({ path: '/validators/strong' }, ctx)],
+    ['gap', checkGap({ ...none, at_least: '1s' }, ctx)],
+    ['concurrency', checkConcurrency({ ...none, at_most: 1 }, ctx)],
+    ['concurrency, one request under a limit of one', checkConcurrency({ path: '/validators/strong', at_most: 1 }, ctx)]
+  ]
+  for (const [what, r] of cases) t.not(r.status, 'pass', `${what}: ${r.message}`)
+  t.equal(checkRequests({ ...none, at_most: 3 }, ctx).status, 'untested')
+  t.match(checkRequests({ ...none, at_most: 3 }, ctx).message, /^no request to \/nowhere, so the limit of 3 was not put to the test$/)
+  t.equal(checkRequests({ ...none, at_most: 0 }, ctx).status, 'pass', 'at most 0 is an absence, and the absence is what was asked')
+  t.equal(checkNoRequests(none, ctx).status, 'pass', 'no request to a path is the absence the check asks for')
+})

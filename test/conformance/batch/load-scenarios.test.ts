@@ -110,7 +110,7 @@ t.test('same_as_step must name a crawl step before the one it checks', async t =
 })
 
 t.test('depends_on names an earlier assertion of the scenario, no laxer than itself, and an RFC assertion only an RFC one', async t => {
-  const two = (dependent: string, cause = '{ id: asked, level: must, rule: revisit-revalidates, reason: "WebKrab rule revisit-revalidates: asked.", conditional: { path: /validators/strong, step: 3 } }'): string =>
+  const two = (dependent: string, cause = '{ id: asked, level: must, reason: "A profile rule of this scenario: asked.", conditional: { path: /validators/strong, step: 3 } }'): string =>
     GOOD.replace('  - id: etag-echoed\n', `  - ${cause}\n  - id: etag-echoed\n`).replace('    level: must\n    reason: "RFC 9110 §13.1.2', `    rule: conditional-sends-stored-validator\n    level: must\n    depends_on: ${dependent}\n    reason: "RFC 9110 §13.1.2`)
   const accepted = await parseScenario(two('[rfc-cause]', '{ id: rfc-cause, level: must, rule: conditional-sends-stored-validator, reason: "RFC 9111 §4.3.1: sent.", conditional: { path: /validators/strong, step: 3 } }'), '/suite/validators/validators-example.yaml')
   t.same(accepted.assertions.map(a => a.depends_on), [[], ['rfc-cause']])
