@@ -126,11 +126,12 @@ export const REVALIDATION_SCENARIO = 'validators-strong-etag-sent-as-if-none-mat
  */
 export function countMissingCapabilityOnce (results: ScenarioResult[], options: { reportsDecide?: boolean } = {}): ScenarioResult[] {
   if (results.some(r => (r.conditionalRequests ?? 0) > 0)) return results
-  const unconditional = (a: ScenarioResult['assertions'][number]): boolean => a.status === 'fail' && a.type === 'conditional' && a.rules.includes('revisit-revalidates')
-  // a precondition that wanted a 304, which only a conditional request can earn
-  const no304 = (a: ScenarioResult['assertions'][number]): boolean => a.score === 'setup' && a.status === 'fail' && /answered 304/.test(a.message)
+  const unconditional = (a: ScenarioResult['assertions'][number]): boolean => a.status === 'fail' && a.type === 'conditional'
+  // a precondition or a check that wanted a 304, which only a conditional request can earn
+  const wanted304 = (a: ScenarioResult['assertions'][number]): boolean => a.type === 'requests' && a.status === 'fail' && /answered 304/.test(a.message)
+  const no304 = (a: ScenarioResult['assertions'][number]): boolean => a.score === 'setup' && wanted304(a)
   const lacking = (r: ScenarioResult): boolean => r.assertions.some(unconditional)
-  const charged = results.filter(lacking).sort((a, b) => Number(b.id === REVALIDATION_SCENARIO) - Number(a.id === REVALIDATION_SCENARIO) || a.id.localeCompare(b.id))
+  const charged = results.filter(r => r.assertions.some(a => unconditional(a) && a.rules.includes('revisit-revalidates'))).sort((a, b) => Number(b.id === REVALIDATION_SCENARIO) - Number(a.id === REVALIDATION_SCENARIO) || a.id.localeCompare(b.id))
   if (charged.length === 0) return results
   const cause = charged[0]
   const why = `a consequence of the crawler sending no conditional request in the whole suite, counted once in ${cause.id}`
@@ -140,12 +141,18 @@ export function countMissingCapabilityOnce (results: ScenarioResult[], options: 
       const assertions = r.assertions.map(a => no304(a) ? { ...a, status: 'untested' as const, message: `not met, ${why} (it found: ${a.message})` } : a)
       return { ...r, assertions, verdict: 'untested' as const, message: `not graded: its precondition needs a 304, ${why}` }
     }
-    const trivial = r.assertions.some(a => a.validatorAbsent === true)
-    if ((!lacking(r) && !trivial) || (r.verdict !== 'fail' && r.verdict !== 'optional-fail' && r.verdict !== 'pass')) return r
+    const absent = (a: ScenarioResult['assertions'][number]): boolean => a.validatorAbsent === true && a.status === 'pass'
+    const trivial = r.assertions.some(absent)
+    if (!lacking(r) && !trivial && !r.assertions.some(wanted304)) return r
+    if (r.verdict !== 'fail' && r.verdict !== 'optional-fail' && r.verdict !== 'pass') {
+      // a verdict decided otherwise (a crawler that writes no report, a dependency) stands; the failure under it is still not counted
+      const assertions = r.assertions.map(a => wanted304(a) || unconditional(a) ? { ...a, status: 'untested' as const, consequenceOf: cause.id, message: `not graded, ${why} (it found: ${a.message})` } : a)
+      return { ...r, assertions }
+    }
     // a validator it never sends anywhere was not left out by judgement: its absence proves nothing
-    const assertions = r.assertions.map(a => unconditional(a)
+    const assertions = r.assertions.map(a => unconditional(a) || wanted304(a)
       ? { ...a, status: 'untested' as const, consequenceOf: cause.id, message: `not graded, ${why} (it found: ${a.message})` }
-      : a.validatorAbsent === true ? { ...a, status: 'untested' as const, message: `not graded: the crawler sent no conditional request anywhere in the suite, so the absence proves nothing (it found: ${a.message})` } : a)
+      : absent(a) ? { ...a, status: 'untested' as const, message: `not graded: the crawler sent no conditional request anywhere in the suite, so the absence proves nothing (it found: ${a.message})` } : a)
     const graded = verdictOf(r.kind, assertions, options)
     // what the scenario is about was never put to the test: what passed beside it proves no more than untested
     return graded.verdict === 'pass' || graded.verdict === 'untested'

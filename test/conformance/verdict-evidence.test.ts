@@ -261,3 +261,31 @@ t.test('a Retry-After kept only because the crawler\'s own backoff outlasted it 
   t.equal(short.assertions[0].message, 'fail')
   t.equal(other.assertions[0].message, 'pass', 'a wait of another length is the server\'s, as far as the journal shows')
 })
+
+t.test('a crawler that hangs in a step whose every rule needs an option it was not told is untested there, not a crawler-error', async t => {
+  const r = await run(`id: timeouts-untold-hang
+name: The response timeout frees the slot.
+kind: required
+refs: ["WebKrab rule timeout-frees-slot"]
+steps:
+  - crawl: { urls: ["/slow/headers?ms=30000"], timeout: 2s, options: { response-timeout: 1s } }
+assertions:
+  - { id: on-time, level: must, rule: timeout-frees-slot, reason: "WebKrab rule timeout-frees-slot: the response is given up at the timeout.", duration: { step: 1, at_most: 1500ms } }
+`, commandAdapter({ command: 'sleep 30' }), 'timeouts')
+  t.equal(r.verdict, 'untested', r.message)
+  t.match(r.message, /the crawler was not told response-timeout.*every assertion needs what the crawler was not given, so what it did is not held against it either \(step 1: the crawler did not finish within 2000 ms and was killed having sent no request/)
+})
+
+t.test('too many requests round a loop are graded though the crawler was not told the scope, when every request lay inside it', async t => {
+  const r = await run(`id: hostile-loop-untold-scope
+name: A two-origin redirect loop is seen and stopped.
+kind: required
+refs: ["WebKrab rule redirect-cycle-detected"]
+steps:
+  - crawl: { urls: [/hostile/redirect/two-origin-loop], options: { scope: [main, offsite] } }
+assertions:
+  - { id: not-round-again, level: should, rule: redirect-cycle-detected, reason: "RFC 9110 §15.4: a client SHOULD detect cyclical redirections.", requests: { path: /hostile/redirect/two-origin-loop, at_most: 2 } }
+`, commandAdapter({ command: 'curl --silent --location --max-redirs 10 --output /dev/null {url}' }), 'hostile')
+  t.equal(r.verdict, 'optional-fail', r.message)
+  t.match(r.assertions[0].message, /the server saw 11: .*graded though not told scope: every request counted was inside the scope the step sets/)
+})
