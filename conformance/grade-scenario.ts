@@ -207,7 +207,8 @@ function checkFromThenOn (a: Assertion, spec: RequestSelector & { absent?: boole
   }
   if (first < 0) return untested(`not graded: the rule applies once the crawler has made a ${what}, and it made none`)
   const r = runCheck(a, { ...ctx, seen: ctx.seen.slice(first) })
-  return r.status === 'fail' ? { ...r, message: `after its first ${what}: ${r.message}` } : r
+  // a pass says so too: a request made before the rule applied (a page asked before robots.txt) is not in it
+  return r.status === 'untested' ? r : { ...r, message: `after its first ${what}: ${r.message}` }
 }
 
 /**

@@ -2,7 +2,12 @@
 // One httrack run mirrors every URL of the step (depth 1: the URLs themselves,
 // not the pages they link to) into {state}/httrack/. The
 // first step makes the mirror; later steps run `--update` on it, so httrack
-// revalidates each cached response with the validators its cache kept.
+// revalidates each cached response with the validators its cache kept. Updating,
+// httrack adds the command line it kept from the run before (hts-cache/doit.log)
+// to this one, as it does for anyone updating a mirror: a URL of an earlier step
+// is asked again in a later one, and its options come along. Without --update
+// (-C2 alone) httrack's cache holds only the last run's URLs, and a page of an
+// earlier step would be fetched afresh instead of revalidated.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { bytes, crawlerDir, count, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
