@@ -6,7 +6,7 @@ import { untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
 import { checkConditional, checkEcho, checkHeader, CONDITIONAL_FIELDS } from './checks/request-headers.js'
 import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from './checks/request-timing.js'
-import { checkReport, checkResource } from './checks/report-values.js'
+import { checkReport, checkResource, resolveUrl } from './checks/report-values.js'
 
 /**
  * A scenario's verdict (cache-tests' model, with one more): `crawler-error` says
@@ -175,12 +175,7 @@ function inStepScope (s: Seen, ctx: GradeContext): boolean {
   if (Array.isArray(scope)) return scope.some(u => new URL(u).origin === origin)
   const step = ctx.steps.find(st => st.n === s.step)
   const seeds = step !== undefined && 'crawl' in step ? step.crawl.urls : []
-  return seeds.some(u => {
-    if (u.startsWith('/')) return s.origin === 'main'
-    const named = /^([a-z][a-z0-9-]*):\/(?!\/)/.exec(u)
-    if (named !== null) return s.origin === named[1]
-    try { return new URL(u).origin === origin } catch { return false }
-  })
+  return seeds.some(u => new URL(resolveUrl(u, ctx.origins)).origin === origin)
 }
 
 /** Why an assertion was not graded: what the crawler was not given. */

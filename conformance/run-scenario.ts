@@ -9,7 +9,7 @@ import { resolveUrl } from './checks/report-values.js'
 import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, type Verdict } from './grade-scenario.js'
 import { toldOf } from './untold.js'
 import type { Scenario, Step } from './scenario-types.js'
-import { pathMatches } from './select-requests.js'
+import { pathMatches, scenarioPath } from './select-requests.js'
 import { isConditional } from './checks/request-headers.js'
 import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
 import { formatPos } from '../common/yaml-diagnostics.js'
@@ -132,7 +132,7 @@ export function clockProblem (scenario: Scenario, adapter: CrawlerAdapter): stri
  */
 function namedPaths (scenario: Scenario): string[] {
   const out: string[] = []
-  for (const st of scenario.steps) if ('crawl' in st) for (const u of st.crawl.urls) out.push(u.replace(/^[a-z][a-z0-9-]*:(?=\/)/, '').replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, ''))
+  for (const st of scenario.steps) if ('crawl' in st) for (const u of st.crawl.urls) out.push(scenarioPath(u))
   for (const a of scenario.assertions) {
     const body = (a as unknown as Record<string, unknown>)[a.type]
     for (const sel of [...(Array.isArray(body) ? body : [body]), a.applies_when]) {

@@ -126,33 +126,31 @@ export const REVALIDATION_SCENARIO = 'validators-strong-etag-sent-as-if-none-mat
  */
 export function countMissingCapabilityOnce (results: ScenarioResult[], options: { reportsDecide?: boolean } = {}): ScenarioResult[] {
   if (results.some(r => (r.conditionalRequests ?? 0) > 0)) return results
-  const unconditional = (a: ScenarioResult['assertions'][number]): boolean => a.status === 'fail' && a.type === 'conditional'
+  type Result = ScenarioResult['assertions'][number]
+  const unconditional = (a: Result): boolean => a.status === 'fail' && a.type === 'conditional'
   // a precondition or a check that wanted a 304, which only a conditional request can earn
-  const wanted304 = (a: ScenarioResult['assertions'][number]): boolean => a.type === 'requests' && a.status === 'fail' && /answered 304/.test(a.message)
-  const no304 = (a: ScenarioResult['assertions'][number]): boolean => a.score === 'setup' && wanted304(a)
-  const lacking = (r: ScenarioResult): boolean => r.assertions.some(unconditional)
-  const charged = results.filter(r => r.assertions.some(a => unconditional(a) && a.rules.includes('revisit-revalidates'))).sort((a, b) => Number(b.id === REVALIDATION_SCENARIO) - Number(a.id === REVALIDATION_SCENARIO) || a.id.localeCompare(b.id))
+  const wanted304 = (a: Result): boolean => a.type === 'requests' && a.status === 'fail' && /answered 304/.test(a.message)
+  // a validator it never sends anywhere was not left out by judgement: its absence proves nothing
+  const absent = (a: Result): boolean => a.validatorAbsent === true && a.status === 'pass'
+  const charged = results.filter(r => r.assertions.some(a => unconditional(a) && a.rules.includes('revisit-revalidates')))
+    .sort((a, b) => Number(b.id === REVALIDATION_SCENARIO) - Number(a.id === REVALIDATION_SCENARIO) || a.id.localeCompare(b.id))
   if (charged.length === 0) return results
   const cause = charged[0]
   const why = `a consequence of the crawler sending no conditional request in the whole suite, counted once in ${cause.id}`
+  const setAside = (a: Result): Result => unconditional(a) || wanted304(a)
+    ? { ...a, status: 'untested', consequenceOf: cause.id, message: `not graded, ${why} (it found: ${a.message})` }
+    : absent(a) ? { ...a, status: 'untested', message: `not graded: the crawler sent no conditional request anywhere in the suite, so the absence proves nothing (it found: ${a.message})` } : a
   return results.map(r => {
     if (r === cause) return r
-    if (r.verdict === 'setup-fail' && r.assertions.some(no304)) {
-      const assertions = r.assertions.map(a => no304(a) ? { ...a, status: 'untested' as const, message: `not met, ${why} (it found: ${a.message})` } : a)
-      return { ...r, assertions, verdict: 'untested' as const, message: `not graded: its precondition needs a 304, ${why}` }
+    const assertions = r.assertions.map(setAside)
+    if (assertions.every((a, i) => a === r.assertions[i])) return r
+    if (r.verdict === 'setup-fail') {
+      return assertions.some(a => a.score === 'setup' && a.status === 'fail')
+        ? { ...r, assertions }
+        : { ...r, assertions, verdict: 'untested' as const, message: `not graded: its precondition needs a 304, ${why}` }
     }
-    const absent = (a: ScenarioResult['assertions'][number]): boolean => a.validatorAbsent === true && a.status === 'pass'
-    const trivial = r.assertions.some(absent)
-    if (!lacking(r) && !trivial && !r.assertions.some(wanted304)) return r
-    if (r.verdict !== 'fail' && r.verdict !== 'optional-fail' && r.verdict !== 'pass') {
-      // a verdict decided otherwise (a crawler that writes no report, a dependency) stands; the failure under it is still not counted
-      const assertions = r.assertions.map(a => wanted304(a) || unconditional(a) ? { ...a, status: 'untested' as const, consequenceOf: cause.id, message: `not graded, ${why} (it found: ${a.message})` } : a)
-      return { ...r, assertions }
-    }
-    // a validator it never sends anywhere was not left out by judgement: its absence proves nothing
-    const assertions = r.assertions.map(a => unconditional(a) || wanted304(a)
-      ? { ...a, status: 'untested' as const, consequenceOf: cause.id, message: `not graded, ${why} (it found: ${a.message})` }
-      : absent(a) ? { ...a, status: 'untested' as const, message: `not graded: the crawler sent no conditional request anywhere in the suite, so the absence proves nothing (it found: ${a.message})` } : a)
+    // a verdict decided otherwise (a crawler that writes no report, a dependency, a crawler that could not run) stands
+    if (r.verdict !== 'fail' && r.verdict !== 'optional-fail' && r.verdict !== 'pass') return { ...r, assertions }
     const graded = verdictOf(r.kind, assertions, options)
     // what the scenario is about was never put to the test: what passed beside it proves no more than untested
     return graded.verdict === 'pass' || graded.verdict === 'untested'
@@ -178,7 +176,9 @@ export function noteFixedBackoff (results: ScenarioResult[]): ScenarioResult[] {
       const same = early.find(e => e.id !== r.id && a.waits?.every(w => Math.abs(w.waitedMs - e.waitedMs) <= 0.2 * Math.max(e.waitedMs, 1)) === true)
       if (same === undefined) return a
       changed = true
-      return { ...a, message: `${a.message}; in ${same.id} it also waited about ${formatMs(same.waitedMs)}, where the server asked for ${formatMs(same.askedMs)}, so this wait may be its own fixed backoff rather than the server's` }
+      // said once, however often the results are graded again
+      const message = a.message.replace(/; in \S+ it also waited about .*$/, '')
+      return { ...a, message: `${message}; in ${same.id} it also waited about ${formatMs(same.waitedMs)}, where the server asked for ${formatMs(same.askedMs)}, so this wait may be its own fixed backoff rather than the server's` }
     })
     return changed ? { ...r, assertions } : r
   })

@@ -100,3 +100,8 @@ export function listSeen (seen: Seen[], max = 6): string {
   if (seen.length > max) shown.push(`and ${seen.length - max} more`)
   return shown.join('; ')
 }
+
+/** The path of a URL as a scenario writes it (`/x`, `offsite:/x`, `http://host/x?q`), without its query. */
+export function scenarioPath (url: string): string {
+  return url.replace(/^[a-z][a-z0-9-]*:(?=\/)/, '').replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')
+}

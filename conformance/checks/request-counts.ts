@@ -1,5 +1,5 @@
 import type { AfterSignal, Comparison, RequestSelector } from '../scenario-types.js'
-import { describeSelector, listSeen, nameRequest, pathMatches, selectRequests, signalEnd } from '../select-requests.js'
+import { describeSelector, listSeen, nameRequest, pathMatches, scenarioPath, selectRequests, signalEnd } from '../select-requests.js'
 import type { Seen } from '../site-driver.js'
 import { fail, pass, plural, selectorSteps, stoppedIn, untested, type CheckResult, type GradeContext } from './check-types.js'
 
@@ -85,7 +85,7 @@ function seedPaths (ctx: GradeContext, steps: number[] | null): string[] {
   const out: string[] = []
   for (const st of ctx.steps) {
     if (!('crawl' in st) || (steps !== null && !steps.includes(st.n))) continue
-    for (const u of st.crawl.urls) out.push(u.replace(/^[a-z][a-z0-9-]*:(?=\/)/, '').replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, ''))
+    for (const u of st.crawl.urls) out.push(scenarioPath(u))
   }
   return out
 }

@@ -260,6 +260,7 @@ t.test('a Retry-After kept only because the crawler\'s own backoff outlasted it 
   t.match(kept.assertions[0], { status: 'pass', message: /in retry-after-date it also waited about 1 s, where the server asked for 2\.5 s, so this wait may be its own fixed backoff/ })
   t.equal(short.assertions[0].message, 'fail')
   t.equal(other.assertions[0].message, 'pass', 'a wait of another length is the server\'s, as far as the journal shows')
+  t.equal(noteFixedBackoff([kept, short, other])[0].assertions[0].message, kept.assertions[0].message, 'said once, however often the results are graded again')
 })
 
 t.test('a crawler that hangs in a step whose every rule needs an option it was not told is untested there, not a crawler-error', async t => {
