@@ -1,4 +1,5 @@
 import t from 'tap'
+import { needsTools } from '../tools.js'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,9 @@ import { loadScenarios, parseScenario } from '../../conformance/load-scenarios.j
 import { renderConsole } from '../../conformance/reporters/console.js'
 import { renderJunit } from '../../conformance/reporters/junit.js'
 import { runSuite } from '../../conformance/run-suite.js'
+
+// drives curl and faketime: skipped where they are missing, naming them and their packages (a failure in CI)
+const NO_TOOLS = needsTools('curl', 'faketime')
 import { runScenario } from '../../conformance/run-scenario.js'
 
 const RECORD = fromRoot('test/conformance/crawlers/record-env.sh')
@@ -43,7 +47,7 @@ async function recorded (template: string): Promise<{ runs: Run[], state: string
   return { runs, state, result }
 }
 
-t.test('{url} runs the command once per URL with the placeholders filled in and the values in the environment', async t => {
+t.test('{url} runs the command once per URL with the placeholders filled in and the values in the environment', { skip: NO_TOOLS }, async t => {
   const { runs, state, result } = await recorded(`sh ${RECORD} {url} {state} {step} {options} {headers}`)
   t.equal(runs.length, 3, 'two URLs in step 1, one in step 2')
   t.match(runs[1].args[0], /\/vary\/accept-language\?x=1&y=2$/, 'an & in a URL survives the shell')
@@ -65,7 +69,7 @@ t.test('{url} runs the command once per URL with the placeholders filled in and 
   t.equal(result.assertions.find(a => a.id === 'report')?.status, 'untested', 'no report written: report checks are untested')
 })
 
-t.test('a template is handed only what it takes: without {headers} no request context, without {options} no options, in its arguments or its environment', async t => {
+t.test('a template is handed only what it takes: without {headers} no request context, without {options} no options, in its arguments or its environment', { skip: NO_TOOLS }, async t => {
   const { runs } = await recorded(`sh ${RECORD} {url} {state}`)
   t.same(runs[0].args.slice(2), [], 'nothing past the state folder')
   t.same(JSON.parse(runs[0].env.WEBKRAB_HEADERS), {}, 'no request context')
@@ -73,14 +77,14 @@ t.test('a template is handed only what it takes: without {headers} no request co
   t.equal(runs[0].env.WEBKRAB_OPT_MAX_ATTEMPTS, undefined)
 })
 
-t.test('{urls} runs the command once per step with every URL', async t => {
+t.test('{urls} runs the command once per step with every URL', { skip: NO_TOOLS }, async t => {
   const { runs } = await recorded(`sh ${RECORD} {urls} {headers}`)
   t.equal(runs.length, 2)
   t.equal(runs[0].args.length, 4, 'two URLs, then --header and its value')
   t.same(runs[0].args.slice(2), ['--header', 'Accept-Language: fr'])
 })
 
-t.test('a report the crawler writes that is not a fetch report fails the report assertions and says why', async t => {
+t.test('a report the crawler writes that is not a fetch report fails the report assertions and says why', { skip: NO_TOOLS }, async t => {
   const { result } = await recorded(`sh ${RECORD} {urls} && echo '{"schema":"other"}' > {state}/report-{step}.json`)
   const report = result.assertions.find(a => a.id === 'report')
   t.equal(report?.status, 'fail')
@@ -88,7 +92,7 @@ t.test('a report the crawler writes that is not a fetch report fails the report 
   t.match(result.notes.join('\n'), /step 1: .*report-1\.json/)
 })
 
-t.test('a command that outlives its timeout is killed with its children', async t => {
+t.test('a command that outlives its timeout is killed with its children', { skip: NO_TOOLS }, async t => {
   const adapter = commandAdapter({ command: 'sleep 30 & sleep 30; echo never', timeoutMs: 300 })
   const started = performance.now()
   const outcome = await adapter.crawl({ scenarioId: 's', step: 1, urls: ['http://127.0.0.1:1/'], headers: {}, options: {}, stateDir: tmpdir(), timeoutMs: 300 })
@@ -109,7 +113,7 @@ t.test('templates: values are shell-quoted, unknown placeholders and {url} with 
   t.equal(resolveCrawler('curl').name, 'curl', 'a bare name finds the shipped adapter file')
 })
 
-t.test('the shipped curl adapter runs curl once per step and lists its known failures, each with a reason', async t => {
+t.test('the shipped curl adapter runs curl once per step and lists its known failures, each with a reason', { skip: NO_TOOLS }, async t => {
   const file = fromRoot('conformance/adapters/curl.yaml')
   const curl = parseAdapterFile(readFileSync(file, 'utf8'), file)
   t.equal(curl.name, 'curl')
@@ -137,7 +141,7 @@ async function gradeWith (command: string, files: string[]): Promise<{ exitCode:
   return { exitCode: result.exitCode, text: renderConsole(result, { color: false }) }
 }
 
-t.test('a crawler that drops If-None-Match fails the validator scenarios with readable reasons and exit 1', async t => {
+t.test('a crawler that drops If-None-Match fails the validator scenarios with readable reasons and exit 1', { skip: NO_TOOLS }, async t => {
   const r = await gradeWith(`node ${fromRoot('test/conformance/crawlers/drop-if-none-match.mjs')} {state} {urls}`, [
     'scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml',
     'scenarios/conditional/conditional-never-sends-both-validators.yaml'])
@@ -147,7 +151,7 @@ t.test('a crawler that drops If-None-Match fails the validator scenarios with re
   t.match(r.text, /2 required scenarios failed\./)
 })
 
-t.test('a crawler that retries at once fails the Retry-After scenarios with readable reasons and exit 1', async t => {
+t.test('a crawler that retries at once fails the Retry-After scenarios with readable reasons and exit 1', { skip: NO_TOOLS }, async t => {
   const r = await gradeWith(`node ${fromRoot('test/conformance/crawlers/retry-at-once.mjs')} {urls}`, [
     'scenarios/retry-after/retry-after-delay-seconds-honoured.yaml',
     'scenarios/rate-limits/rate-limits-429-without-retry-after-backs-off.yaml'])
@@ -156,7 +160,7 @@ t.test('a crawler that retries at once fails the Retry-After scenarios with read
   t.match(r.text, /request 2 to \/flaky \(step 1\) arrived \d+ ms after the end of request 1 to \/flaky \(step 1\); expected at least 500 ms/)
 })
 
-t.test('the known failures of an adapter file do not fail the run, and are reported as known', async t => {
+t.test('the known failures of an adapter file do not fail the run, and are reported as known', { skip: NO_TOOLS }, async t => {
   const adapter = parseAdapterFile(`name: dropper
 command: node ${fromRoot('test/conformance/crawlers/drop-if-none-match.mjs')} {state} {urls}
 expected_failures:

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { needsTools } from '../tools.js'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,6 +9,9 @@ import { faketimeEnv, findFaketime, runtimesBrokenUnder } from '../../conformanc
 import { parseAdapterFile } from '../../conformance/adapters/load-adapter.js'
 import { parseScenario } from '../../conformance/load-scenarios.js'
 import { runScenario, type ScenarioResult } from '../../conformance/run-scenario.js'
+
+// drives curl, and moves its clock with libfaketime: skipped where they are missing, naming them and their packages (a failure in CI)
+const NO_CURL = needsTools('curl', 'faketime')
 import { countMissingCapabilityOnce } from '../../conformance/run-suite.js'
 
 // Each test holds one way a verdict could blame a crawler for what it was never told or for what the
@@ -43,7 +47,7 @@ assertions:
   - { id: answered-304, level: should, rule: revisit-revalidates, depends_on: [asked], reason: "WebKrab rule revisit-revalidates: it earns a 304.", requests: { path: /validators/strong, step: 3, status: 304, at_least: 1 } }
 `
 
-t.test('a crawler given no {state} is not graded on a revisit: it was given no place to keep anything', async t => {
+t.test('a crawler given no {state} is not graded on a revisit: it was given no place to keep anything', { skip: NO_CURL }, async t => {
   // the same unconditional crawler twice: without a state folder its revisits are not its to answer for; with one, they are
   const stateless = await run(REVISIT, commandAdapter({ command: 'curl --silent --output /dev/null {url}' }), 'validators')
   t.equal(stateless.verdict, 'untested', stateless.message)
@@ -55,7 +59,7 @@ t.test('a crawler given no {state} is not graded on a revisit: it was given no p
   t.equal(byId(kept, 'answered-304')?.status, 'untested', 'a consequence of the unconditional revisit, counted once')
 })
 
-t.test('a retry sent after a 429 had asked for ten minutes fails the rule, though the crawler was not told the concurrency', async t => {
+t.test('a retry sent after a 429 had asked for ten minutes fails the rule, though the crawler was not told the concurrency', { skip: NO_CURL }, async t => {
   const crawler = script('curl --silent --output /dev/null "$1"; sleep 1; curl --silent --output /dev/null "$1"')
   const r = await run(`id: rate-limits-retry-untold
 name: A 429 with Retry-After is not retried a second later.
@@ -70,7 +74,7 @@ assertions:
   t.match(byId(r, 'waited')?.message, /arrived 1(\.\d+)? s after response 1 \(429\).*graded though not told concurrency, max-attempts: the request was sent after the Retry-After had arrived/)
 })
 
-t.test('an RFC 9309 rule applies to a crawler that asked for robots.txt unasked, though it was not told to obey it', async t => {
+t.test('an RFC 9309 rule applies to a crawler that asked for robots.txt unasked, though it was not told to obey it', { skip: NO_CURL }, async t => {
   const crawler = script(`base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
 curl --silent --output /dev/null "$base/robots.txt"
 for u in "$@"; do curl --silent --output /dev/null "$u"; done`)
@@ -89,7 +93,7 @@ assertions:
   t.match(byId(r, 'never')?.message, /not told robots, it asked for robots.txt itself, so the rule applies/)
 })
 
-t.test('a crawler killed at the step timeout is neither passed on a bound it kept nor failed for what the kill prevented', async t => {
+t.test('a crawler killed at the step timeout is neither passed on a bound it kept nor failed for what the kill prevented', { skip: NO_CURL }, async t => {
   const crawler = script('curl --silent --output /dev/null "$1"; curl --silent --output /dev/null "$2"')
   const r = await run(`id: timeouts-killed
 name: The hanging page does not stop the next one.
@@ -109,7 +113,7 @@ assertions:
   t.equal(r.verdict, 'untested', r.message)
 })
 
-t.test('a Retry-After that no later request followed judged nothing: a crawler that fetches each URL once is untested, not passed', async t => {
+t.test('a Retry-After that no later request followed judged nothing: a crawler that fetches each URL once is untested, not passed', { skip: NO_CURL }, async t => {
   const r = await run(`id: retry-after-once
 name: The 503 is retried no earlier than it says.
 kind: required
@@ -123,7 +127,7 @@ assertions:
   t.match(byId(r, 'waited')?.message, /^the crawler made no later request to the same origin after 1 Retry-After, so no wait was put to the test/)
 })
 
-t.test('only what was sent once the 429 had arrived counts against deferring the origin: a page in flight beside it does not', async t => {
+t.test('only what was sent once the 429 had arrived counts against deferring the origin: a page in flight beside it does not', { skip: NO_CURL }, async t => {
   const yaml = `id: rate-limits-after
 name: The origin is deferred after its 429.
 kind: required
@@ -143,7 +147,7 @@ assertions:
   t.match(byId(after, 'deferred')?.message, /sent after the response to \/status\/429 answered 429/)
 })
 
-t.test('a MAY the crawler did not take up breaks nothing: untested, not an optional-fail', async t => {
+t.test('a MAY the crawler did not take up breaks nothing: untested, not an optional-fail', { skip: NO_CURL }, async t => {
   const r = await run(`id: validators-may
 name: A churning tag may be dropped.
 kind: required
@@ -157,7 +161,7 @@ assertions:
   t.not(r.verdict, 'optional-fail')
 })
 
-t.test('a crawler that sends no conditional request anywhere is charged for it once; its other revisit scenarios show it as a consequence', async t => {
+t.test('a crawler that sends no conditional request anywhere is charged for it once; its other revisit scenarios show it as a consequence', { skip: NO_CURL }, async t => {
   const adapter = commandAdapter({ command: 'curl --silent --output {state}/page {url}' })
   const strong = await run(REVISIT.replace(/^id: .*/m, 'id: validators-strong-etag-sent-as-if-none-match'), adapter, 'validators')
   const weak = await run(REVISIT.replace(/^id: .*/m, 'id: validators-weak-again').replaceAll('/validators/strong', '/validators/weak'), adapter, 'validators')
@@ -170,7 +174,7 @@ t.test('a crawler that sends no conditional request anywhere is charged for it o
   t.equal(countMissingCapabilityOnce([strong, revalidating])[1], revalidating, 'a crawler that revalidates somewhere is graded on each scenario as it is')
 })
 
-t.test('a command is handed only the options its adapter accepts; behaviour it declares fixed is graded where a step sets that value', async t => {
+t.test('a command is handed only the options its adapter accepts; behaviour it declares fixed is graded where a step sets that value', { skip: NO_CURL }, async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-fixed-'))
   const crawler = script('printf \'%s\\n\' "$WEBKRAB_OPTIONS" > "$WEBKRAB_STATE_DIR/options.json"; printf \'%s\\n\' "$@" > "$WEBKRAB_STATE_DIR/args"; for u in $WEBKRAB_URLS; do curl --silent --output /dev/null "$u"; done')
   writeFileSync(join(dir, 'once.yaml'), `name: once
@@ -203,7 +207,7 @@ assertions:
   t.throws(() => parseAdapterFile('name: x\ncommand: c {urls}\naccepts:\n  fixed: { max-atempts: 1 }\n', join(dir, 'x.yaml')), /"max-atempts" is not a crawl option a scenario sets \(did you mean "max-attempts"\?\)/)
 })
 
-t.test('per-URL runs the harness scheduled are not graded on how many were in flight', async t => {
+t.test('per-URL runs the harness scheduled are not graded on how many were in flight', { skip: NO_CURL }, async t => {
   const r = await run(`id: rate-limits-per-url-concurrency
 name: Two at once at most.
 kind: required
@@ -220,7 +224,7 @@ const NO_PYTHON_FAKETIME = findFaketime() === null
   ? 'libfaketime is not installed here (Debian package faketime)'
   : spawnSync('python3', ['--version']).status !== 0 ? 'python3 is not installed here (Debian package python3)' : false
 
-t.test('under the harness\'s moved clock Python still sleeps; settings under which it cannot are found before any grading', { skip: NO_PYTHON_FAKETIME }, async t => {
+t.test('under the harness\'s moved clock Python still sleeps; settings under which it cannot are found before any grading', { skip: NO_CURL !== false ? NO_CURL : NO_PYTHON_FAKETIME }, async t => {
   const ft = findFaketime()
   if (ft === null) return
   t.same(ft.broken, [], 'every runtime here sleeps under the harness\'s settings')
@@ -251,7 +255,7 @@ assertions:
   t.equal(byId(r, 'waited')?.status, 'pass', byId(r, 'waited')?.message ?? '')
 })
 
-t.test('a Retry-After kept only because the crawler\'s own backoff outlasted it says so, naming where the same wait fell short', async t => {
+t.test('a Retry-After kept only because the crawler\'s own backoff outlasted it says so, naming where the same wait fell short', { skip: NO_CURL }, async t => {
   const { noteFixedBackoff } = await import('../../conformance/run-suite.js')
   const assertion = (status: 'pass' | 'fail', waitedMs: number, askedMs: number): ScenarioResult['assertions'][number] =>
     ({ id: 'waited', type: 'retry_after', level: 'must', basis: 'profile', score: 'profile', reason: 'r', rules: ['retry-after-honoured'], status, message: status, expected: null, waits: [{ waitedMs, askedMs }] })
@@ -263,7 +267,7 @@ t.test('a Retry-After kept only because the crawler\'s own backoff outlasted it 
   t.equal(noteFixedBackoff([kept, short, other])[0].assertions[0].message, kept.assertions[0].message, 'said once, however often the results are graded again')
 })
 
-t.test('a crawler that hangs in a step whose every rule needs an option it was not told is untested there, not a crawler-error', async t => {
+t.test('a crawler that hangs in a step whose every rule needs an option it was not told is untested there, not a crawler-error', { skip: NO_CURL }, async t => {
   const r = await run(`id: timeouts-untold-hang
 name: The response timeout frees the slot.
 kind: required
@@ -277,7 +281,7 @@ assertions:
   t.match(r.message, /the crawler was not told response-timeout.*every assertion needs what the crawler was not given, so what it did is not held against it either \(step 1: the crawler did not finish within 2000 ms and was killed having sent no request/)
 })
 
-t.test('too many requests round a loop are graded though the crawler was not told the scope, when every request lay inside it', async t => {
+t.test('too many requests round a loop are graded though the crawler was not told the scope, when every request lay inside it', { skip: NO_CURL }, async t => {
   const r = await run(`id: hostile-loop-untold-scope
 name: A two-origin redirect loop is seen and stopped.
 kind: required

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { needsTools } from '../tools.js'
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,6 +13,9 @@ import { parseScenario } from '../../conformance/load-scenarios.js'
 import { runScenario, type ScenarioResult } from '../../conformance/run-scenario.js'
 import { runSuite } from '../../conformance/run-suite.js'
 import { mergeResults, shardOf } from '../../conformance/shards.js'
+
+// drives curl, and moves its clock with libfaketime: skipped where they are missing, naming them and their packages (a failure in CI)
+const NO_CURL = needsTools('curl', 'faketime')
 import { loadScenarios } from '../../conformance/load-scenarios.js'
 
 // Verdicts a crawler author can trust: each test holds one way a verdict used to blame the crawler for the harness.
@@ -32,7 +36,7 @@ function script (body: string): string {
   return file
 }
 
-t.test('a per-URL step with one hanging URL still runs the others, each with its own timeout, as concurrently as the step allows', async t => {
+t.test('a per-URL step with one hanging URL still runs the others, each with its own timeout, as concurrently as the step allows', { skip: NO_CURL }, async t => {
   const crawler = script('curl --silent --output /dev/null --max-time 30 "$1"')
   const r = await run(`id: rate-limits-per-url
 name: Every URL of a step is fetched even when one hangs.
@@ -50,7 +54,7 @@ assertions:
   t.ok(r.durationMs < 9000, `the step took ${r.durationMs} ms, not the hanging URL's 20 s`)
 })
 
-t.test('a robots.txt the crawler fetches on its own does not count as an early retry or an extra request to the origin', async t => {
+t.test('a robots.txt the crawler fetches on its own does not count as an early retry or an extra request to the origin', { skip: NO_CURL }, async t => {
   const crawler = script(`base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
 curl --silent --output /dev/null "$base/robots.txt"
 code=$(curl --silent --output /dev/null --write-out '%{http_code}' "$1")
@@ -72,7 +76,7 @@ assertions:
 
 const NO_FAKETIME = findFaketime() === null ? 'libfaketime is not installed here (Debian package faketime): the harness cannot move a crawler\'s clock' : false
 
-t.test('a crawler that reuses a heuristically fresh copy runs under a clock moved with the site\'s, and is not failed for it', { skip: NO_FAKETIME }, async t => {
+t.test('a crawler that reuses a heuristically fresh copy runs under a clock moved with the site\'s, and is not failed for it', { skip: NO_CURL !== false ? NO_CURL : NO_FAKETIME }, async t => {
   // a crawler with a heuristic cache: a copy younger than a day (by its own clock) is reused without a request
   const crawler = script(`state=$1; url=$2; now=$(date +%s)
 key=$(printf '%s' "$url" | md5sum | cut -c1-8)
@@ -101,7 +105,7 @@ assertions:
   t.match(without.message, /crawler's clock must move with it, but libfaketime .* is not installed/)
 })
 
-t.test('a site clock that starts at a date of its own sets the crawler\'s clock there too, so the dates it serves read the same to both sides', { skip: NO_FAKETIME }, async t => {
+t.test('a site clock that starts at a date of its own sets the crawler\'s clock there too, so the dates it serves read the same to both sides', { skip: NO_CURL !== false ? NO_CURL : NO_FAKETIME }, async t => {
   // the crawler names the day its own clock shows in the path it asks for
   const crawler = script('base=$(printf \'%s\' "$1" | sed -E \'s#^(https?://[^/]+).*#\\1#\'); curl --silent --output /dev/null "$base/day/$(date -u +%Y-%m-%d)"')
   const yaml = `id: caching-start
@@ -124,7 +128,7 @@ assertions:
   t.match(fixed.message, /starts the site's clock at a date of its own and the crawler's clock must be set there with it, which its adapter says cannot be done/)
 })
 
-t.test('a crawler without a report is graded on RFC and profile rules from the journal, and its reporting score is untested', async t => {
+t.test('a crawler without a report is graded on RFC and profile rules from the journal, and its reporting score is untested', { skip: NO_CURL }, async t => {
   const r = await run(`id: validators-journal-only
 name: The stored tag goes back.
 kind: required
@@ -146,7 +150,7 @@ assertions:
   t.match(r.assertions.find(a => a.id === 'reported'), { status: 'untested', score: 'reporting' })
 })
 
-t.test('an assertion needing an option the crawler was not told is untested with that reason, and the run warns which scenarios are affected', async t => {
+t.test('an assertion needing an option the crawler was not told is untested with that reason, and the run warns which scenarios are affected', { skip: NO_CURL }, async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-untold-'))
   mkdirSync(join(dir, 'budgets'))
   writeFileSync(join(dir, 'budgets', 'budgets-untold.yaml'), `id: budgets-untold
@@ -169,7 +173,7 @@ assertions:
   t.match(err.join(''), /command is not told --max-requests \(add \{options\} and \{headers\} to the template.*\): 1 scenario will be untested where they need it: budgets-untold/)
 })
 
-t.test('--profile strict makes a profile SHOULD a failure; --profile off leaves profile rules out', async t => {
+t.test('--profile strict makes a profile SHOULD a failure; --profile off leaves profile rules out', { skip: NO_CURL }, async t => {
   const yaml = `id: conditional-profile
 name: One validator per revalidation.
 kind: required
@@ -201,7 +205,7 @@ tr -d '\\r' < "$state/h" | sed -n 's/^[Ll]ast-[Mm]odified: //p' > "$state/lm"`)
   t.match(off.scenarios[0].assertions[0].message, /profile rules are left out/)
 })
 
-t.test('two shards merged give the same verdicts and totals as the whole run', async t => {
+t.test('two shards merged give the same verdicts and totals as the whole run', { skip: NO_CURL }, async t => {
   const all = await loadScenarios([fromRoot('scenarios/validators'), fromRoot('scenarios/vary')])
   const a = shardOf(all, { index: 1, of: 2 })
   const b = shardOf(all, { index: 2, of: 2 })
@@ -217,7 +221,7 @@ t.test('two shards merged give the same verdicts and totals as the whole run', a
   t.throws(() => mergeResults([whole, whole]), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /is in results 1 and 2; shards do not overlap/ })
 })
 
-t.test('a crawler cannot reset the harness\'s journal to pass a count: the site wants a token only the harness has', async t => {
+t.test('a crawler cannot reset the harness\'s journal to pass a count: the site wants a token only the harness has', { skip: NO_CURL }, async t => {
   // asks twice, empties the journal, asks once more: on an open site the journal would show the one request the scenario wants
   const crawler = script(`base=$(printf '%s' "$1" | sed -E 's#^(https?://[^/]+).*#\\1#')
 curl --silent --output /dev/null "$1"; curl --silent --output /dev/null "$1"
@@ -236,7 +240,7 @@ assertions:
   t.match(r.message, /the server saw 3/, 'the reset was refused: every request is still in the journal')
 })
 
-t.test('a report with errors gets each problem once, naming a file that still exists after the run', async t => {
+t.test('a report with errors gets each problem once, naming a file that still exists after the run', { skip: NO_CURL }, async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-badreport-'))
   mkdirSync(join(dir, 'reporting'))
   writeFileSync(join(dir, 'reporting', 'reporting-bad.yaml'), `id: reporting-bad
@@ -269,7 +273,7 @@ assertions:
   for (const a of r.assertions.filter(x => x.score === 'reporting')) t.match(a.message, /its problems are listed in the notes/, 'assertions do not repeat the problems')
 })
 
-t.test('a URL in a bare placeholder cannot run shell code', async t => {
+t.test('a URL in a bare placeholder cannot run shell code', { skip: NO_CURL }, async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-inject-'))
   const marker = join(dir, 'pwned')
   const r = await run(`id: validators-inject
@@ -285,7 +289,7 @@ assertions:
   t.notOk(existsSync(marker), 'nothing ran')
 })
 
-t.test('a crawler given a flag it does not know exits 2 before any request: crawler-error, not 74 fails', async t => {
+t.test('a crawler given a flag it does not know exits 2 before any request: crawler-error, not 74 fails', { skip: NO_CURL }, async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-badflag-'))
   const out: string[] = []
   const code = await runConformance({ scenarios: [fromRoot('scenarios/validators')], crawler: `command: node ${BIN} crawl {urls} --store {state}/s.sqlite --no-such-flag {options} {headers}`, reporter: 'json', quiet: true, jobs: 4, state: dir },
@@ -303,7 +307,7 @@ t.test('a crawler given a flag it does not know exits 2 before any request: craw
   t.match(log, /# stderr \(tail\):\n.*no-such-flag/, 'and what it printed')
 })
 
-t.test('SIGINT during conformance says what was done, removes its temporary folders and exits 130', async t => {
+t.test('SIGINT during conformance says what was done, removes its temporary folders and exits 130', { skip: NO_CURL }, async t => {
   const tmp = mkdtempSync(join(tmpdir(), 'webkrab-sigint-'))
   const child = spawn(process.execPath, [BIN, 'conformance', '--quiet', '--jobs', '2', '--crawler', 'command: sleep 30; : {urls}'], { env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
@@ -318,7 +322,7 @@ t.test('SIGINT during conformance says what was done, removes its temporary fold
   t.same(readdirSync(tmp).filter(n => n.startsWith('webkrab-conformance-')), [], 'the state folder is gone')
 })
 
-t.test('after a failed precondition nothing else is held against the crawler: the other assertions are shown as not graded', async t => {
+t.test('after a failed precondition nothing else is held against the crawler: the other assertions are shown as not graded', { skip: NO_CURL }, async t => {
   const r = await run(`id: validators-precondition
 name: The stored tag goes back on the revisit.
 kind: required
@@ -338,7 +342,7 @@ assertions:
   t.match(asked?.message, /^not graded, a precondition failed \(it found: request \d+ to \/validators\/etag-only \(step 3\) was unconditional/)
 })
 
-t.test('a failure that follows from an earlier one is shown with it and counted once; the verdict is the cause\'s', async t => {
+t.test('a failure that follows from an earlier one is shown with it and counted once; the verdict is the cause\'s', { skip: NO_CURL }, async t => {
   const r = await run(`id: validators-consequence
 name: The stored tag goes back on the revisit and earns a 304.
 kind: required
@@ -366,7 +370,7 @@ assertions:
   t.match(failureLines(r).join('\n'), /^asked \[WebKrab profile, must\]: .*\n(  .*\n)*  and so answered-304 \[WebKrab profile, must\]: not graded, a consequence of asked/m, 'the consequence is shown under its cause')
 })
 
-t.test('an RFC 9309 rule is graded on the requests made once robots.txt was asked for; a crawler that never asks fails WebKrab\'s rule, not the RFC\'s', async t => {
+t.test('an RFC 9309 rule is graded on the requests made once robots.txt was asked for; a crawler that never asks fails WebKrab\'s rule, not the RFC\'s', { skip: NO_CURL }, async t => {
   const scenario = (urls: string): string => `id: robots-applies
 name: Told to obey, the crawler keeps to the rules it read.
 kind: required
@@ -398,7 +402,7 @@ assertions:
   t.equal(after.verdict, 'fail')
 })
 
-t.test('a command\'s recorded output names no machine folder of this package: committed results stay package-relative', async t => {
+t.test('a command\'s recorded output names no machine folder of this package: committed results stay package-relative', { skip: NO_CURL }, async t => {
   const { packageRoot } = await import('../../common/paths.js')
   // a tool's cut leaves at least six characters of the folder ("/tmp/c..."); fewer could be any path
   const cut = packageRoot.slice(0, Math.max(6, packageRoot.length - 2))
@@ -417,7 +421,7 @@ assertions:
   t.match(recorded, /"stdout":"x\\n\(\.\.\.\[truncated\]\\n"/)
 })
 
-t.test('a duration check measures from the step\'s first request to the crawler\'s exit, so a crawler\'s start-up is not counted against a timeout', async t => {
+t.test('a duration check measures from the step\'s first request to the crawler\'s exit, so a crawler\'s start-up is not counted against a timeout', { skip: NO_CURL }, async t => {
   // two seconds of start-up (a runtime loading its modules), then a request the crawler abandons after 0.3 s
   const crawler = script('sleep 2; curl --silent --output /dev/null --max-time 0.3 "$1"; exit 0')
   const r = await run(`id: timeouts-start-up
@@ -435,7 +439,7 @@ assertions:
   t.ok(r.steps[0].durationMs >= 2000, `the step itself took ${r.steps[0].durationMs} ms, start-up included`)
 })
 
-t.test('a scenario that times requests runs with no other scenario beside it, so its requests are stamped on a quiet event loop', async t => {
+t.test('a scenario that times requests runs with no other scenario beside it, so its requests are stamped on a quiet event loop', { skip: NO_CURL }, async t => {
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-alone-'))
   const log = join(dir, 'runs.log')
   // each run logs when it starts and ends (ms), then takes 600 ms over its one request
