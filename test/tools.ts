@@ -59,7 +59,7 @@ export function needsTools (...names: ToolName[]): false | string {
   if (missing.length === 0) return false
   const what = missing.map(describeTool).join(', ')
   if (inCi) {
-    t.fail(`${what} is not installed, and CI installs every tool a test drives (.ci/run)`)
+    t.fail(`${what} ${missing.length === 1 ? 'is' : 'are'} not installed, and CI installs every tool a test drives (.ci/run)`)
     return false
   }
   return `needs ${what}, not installed here`

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { needsTools } from '../tools.js'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -42,7 +43,7 @@ t.test('the README\'s workflow grades in four shards and a merge job that needs 
   t.ok(w.jobs.scorecard.steps.some(s => s.uses?.startsWith('mikepenz/action-junit-report') === true), 'the JUnit is published')
 })
 
-t.test('the README\'s workflow commands, run here, give one scorecard and JUnit of the whole run', { skip: spawnSync('curl', ['--version']).status === 0 ? false : 'curl is not installed' }, async t => {
+t.test('the README\'s workflow commands, run here, give one scorecard and JUnit of the whole run', { skip: needsTools('curl') }, async t => {
   const w = workflow()
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-ci-'))
   const grade = w.jobs.grade.steps.map(s => s.run ?? '').filter(r => /webkrab conformance/.test(r))
