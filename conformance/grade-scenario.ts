@@ -48,6 +48,8 @@ export interface AssertionResult {
   waits?: Array<{ waitedMs: number, askedMs: number }>
   /** It passed because a request carried no precondition field it must not send: no proof of anything from a crawler that never sends one. */
   validatorAbsent?: true
+  /** Untested because the harness's stamps were too uncertain to time it (its event loop was late): worth timing again with nothing beside it. */
+  untimed?: true
 }
 
 /** Runs one assertion's check. */
@@ -103,7 +105,7 @@ export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: To
           : runCheck(a, ctx)
     const header = a.type === 'header' ? (a as Extract<Assertion, { header: unknown }>).header : null
     const validatorAbsent = header !== null && header.present === false && CONDITIONAL_FIELDS.includes(header.name.toLowerCase() as typeof CONDITIONAL_FIELDS[number]) && r.status === 'pass'
-    return { ...base, status: r.status, message: r.message, ...(r.waits !== undefined ? { waits: r.waits } : {}), ...(validatorAbsent ? { validatorAbsent: true as const } : {}) }
+    return { ...base, status: r.status, message: r.message, ...(r.waits !== undefined ? { waits: r.waits } : {}), ...(validatorAbsent ? { validatorAbsent: true as const } : {}), ...(r.untimed === true && r.status === 'untested' ? { untimed: true as const } : {}) }
   }).map((r, i, all) => mayNotTakenUp(r, scenario.assertions[i], all)), scenario.assertions)
 }
 

@@ -253,6 +253,7 @@ export async function parseScenario (text: string, file: string, options: LoadOp
     rules: [...new Set([...refRules, ...assertions.flatMap(a => a.rules)])],
     concern: basename(dirname(resolve(file))),
     ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
+    ...(typeof raw.alone === 'string' ? { alone: raw.alone } : {}),
     site,
     siteSource,
     steps,

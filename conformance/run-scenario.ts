@@ -1,3 +1,4 @@
+import { acquireLateness, latenessBound } from '../fixture-server/loop-lateness.js'
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative } from 'node:path'
 import { packageRoot } from '../common/paths.js'
@@ -94,6 +95,8 @@ export interface ScenarioRunOptions {
    * removed; null when the state itself is kept (`--state`).
    */
   keepReports?: string | null
+  /** A second run of the scenario (timed with nothing beside it): its state starts afresh in a folder of its own. */
+  again?: boolean
 }
 
 /**
@@ -150,6 +153,16 @@ function namedPaths (scenario: Scenario): string[] {
  * a bug while grading a `harness-fail`.
  */
 export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, stateRoot: string, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
+  // the harness's own stamps (a step's end) say how late its loop may have taken them
+  const release = acquireLateness()
+  try {
+    return await runScenarioMeasured(scenario, adapter, stateRoot, options)
+  } finally {
+    release()
+  }
+}
+
+async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter, stateRoot: string, options: ScenarioRunOptions): Promise<ScenarioResult> {
   const started = performance.now()
   const base = skeleton(scenario)
   const done = (verdict: Verdict, message: string, extra: Partial<ScenarioResult> = {}): ScenarioResult =>
@@ -160,7 +173,7 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const clock = clockProblem(scenario, adapter)
   if (clock !== null) return done('untested', `not run: ${clock}`)
 
-  const stateDir = join(stateRoot, scenario.id)
+  const stateDir = join(stateRoot, options.again === true ? `${scenario.id}.again` : scenario.id)
   let site: RunningSite
   try {
     mkdirSync(stateDir, { recursive: true })
@@ -175,8 +188,8 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
   const ownSeen: Seen[] = []
   const runs: StepRun[] = []
   let lastSeq = 0
-  const collect = (step: number): void => {
-    for (const e of site.entriesSince(lastSeq)) {
+  const collect = async (step: number): Promise<void> => {
+    for (const e of await site.entriesSince(lastSeq)) {
       (own(e.path) ? ownSeen : seen).push({ ...e, step })
       lastSeq = Math.max(lastSeq, e.seq)
     }
@@ -192,14 +205,16 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
         throw new SetupError(`step ${step.n} (${step.type}, ${formatPos(step.pos)}) failed: ${(err as Error).message}`)
       }
       const ended = performance.now()
+      const endedLateMs = latenessBound(ended) ?? 0
       // Let responses still being written land in the journal before it is read.
       await sleep(step.type === 'crawl' ? 20 : 0)
-      collect(step.n)
+      await collect(step.n)
       const arrivals = [...seen, ...ownSeen].filter(s => s.step === step.n).map(s => s.arrivedMs)
       runs.push({
         n: step.n,
         type: step.type,
         durationMs: Math.round(ended - t0),
+        endedLateMs,
         ...(step.type === 'crawl' ? { crawlMs: arrivals.length > 0 ? Math.max(0, Math.round(ended - Math.min(...arrivals))) : null } : {}),
         report: outcome?.report ?? null,
         reportError: outcome?.reportError ?? null,
@@ -215,7 +230,13 @@ export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, 
     await site.close().catch(() => {})
     return done('setup-fail', (err as Error).message, record())
   }
-  const tampered = site.adminActivity()
+  let tampered: Awaited<ReturnType<RunningSite['adminActivity']>>
+  try {
+    tampered = await site.adminActivity()
+  } catch (err) {
+    await site.close().catch(() => {})
+    return done('harness-fail', `the fixture site could not be read: ${(err as Error).message}`, record())
+  }
   await site.close().catch(() => {})
   if (options.keepReports != null) keepBadReports(runs, stateDir, join(options.keepReports, scenario.id))
   writeStepLogs(runs, stateDir)
@@ -389,8 +410,8 @@ async function runStep (step: Step, scenario: Scenario, adapter: CrawlerAdapter,
       return { report: null, reportError: null, error: `the crawler threw: ${(err as Error).message}`, exitCode: null, timedOut: false, output: '' }
     }
   }
-  if ('advance' in step) site.advance(step.advance)
-  else if ('change' in step) site.change(step.change.path, step.change.kind, step.change.origin)
+  if ('advance' in step) await site.advance(step.advance)
+  else if ('change' in step) await site.change(step.change.path, step.change.kind, step.change.origin)
   else if ('reset' in step) await site.reset()
   else if ('wait' in step) await sleep(parseDuration(step.wait))
   return null

@@ -21,7 +21,8 @@ export interface SuiteOptions {
   signal?: AbortSignal
   /** Where reports that are not valid are kept when the state is temporary (default: a new folder in the system's temporary folder, made only when needed). */
   keepReports?: string
-  onStart?: (scenario: Scenario) => void
+  /** A scenario starts; `again` when it is timed a second time with nothing beside it. */
+  onStart?: (scenario: Scenario, how?: { again: boolean }) => void
   onResult?: (result: ScenarioResult, done: number, total: number) => void
 }
 
@@ -210,25 +211,18 @@ export function totalsOf (results: ScenarioResult[]): SuiteTotals {
   return { scenarios: results.length, byVerdict, requiredFailures, expectedFailures, unexpectedPasses, assertions, scores }
 }
 
-/** Assertions that measure time between requests or over a step, from the journal. */
-const TIMING_ASSERTIONS: readonly string[] = ['gap', 'retry_after', 'concurrency', 'duration']
-
-/**
- * Whether a scenario times requests. Such a scenario runs alone: the journal
- * stamps a request when the fixture site's event loop reads it, and that loop
- * is shared with every other scenario running in the process (their sites,
- * their crawlers' output, their grading), so beside them a request can be
- * stamped tens of milliseconds late and a gap or a wait look shorter than the
- * crawler made it.
- */
-export function isTimed (s: Scenario): boolean {
-  return s.assertions.some(a => TIMING_ASSERTIONS.includes(a.type))
+/** Whether a scenario must have the harness to itself (`alone:` in its file, with the reason). */
+export function runsAlone (s: Scenario): boolean {
+  return typeof s.alone === 'string' && s.alone !== ''
 }
 
 /**
- * Runs scenarios through a pool, each after the scenarios it depends on; one
- * that times requests (isTimed) runs with nothing beside it. each after the scenarios it depends on. A
- * scenario whose dependency did not pass is not run: it is a dependency-fail.
+ * Runs scenarios through a pool, each after the scenarios it depends on. They
+ * mostly wait (on a Retry-After, a stall, a crawler that hangs until its step
+ * timeout), so they wait side by side; a timing check that the shared event loop
+ * made too uncertain to grade says so (untested), and a scenario that must run
+ * with nothing beside it says why in its file (`alone:`). A scenario whose
+ * dependency did not pass is not run: it is a dependency-fail.
  * Dependencies outside the selected set are not waited for.
  */
 export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, options: SuiteOptions = {}): Promise<SuiteResult> {
@@ -251,7 +245,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   }
 
   const stopped = aborted(options.signal)
-  // a scenario that times requests runs with nothing beside it (see isTimed)
+  // a scenario that says it must run alone has nothing beside it
   let alone = false
   try {
     while (pending.length > 0 || running.size > 0) {
@@ -262,7 +256,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         const deps = s.depends_on.filter(d => selected.has(d))
         if (!deps.every(d => results.has(d))) continue
         const broken = deps.map(d => results.get(d) as ScenarioResult).find(d => !dependencyHolds(d.verdict))
-        const timed = broken === undefined && isTimed(s)
+        const timed = broken === undefined && runsAlone(s)
         // wait for the pool to drain (starting nothing else meanwhile, so it is not starved)
         if (timed && running.size > 0) break
         pending.splice(i--, 1)
@@ -281,6 +275,34 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
       else if (!progressed && pending.length > 0) {
         // Unreachable after loadScenarios' cycle check; kept so a cycle can never hang the run.
         for (const s of pending.splice(0)) finish({ ...skeleton(s), verdict: 'harness-fail', message: 'its dependencies could not be ordered' })
+      }
+    }
+    // A scenario whose timing the harness could not tell beside the others is timed again with nothing beside it.
+    for (const first of [...raw.values()].filter(r => r.assertions.some(a => a.untimed === true))) {
+      if (options.signal?.aborted === true) break
+      const s = selected.get(first.id) as Scenario
+      options.onStart?.(s, { again: true })
+      const again = await Promise.race([runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports, again: true }), stopped.then(() => null)])
+      if (again === null) break
+      const still = again.assertions.filter(a => a.untimed === true).map(a => a.id)
+      const noted: ScenarioResult = {
+        ...again,
+        assertions: again.assertions.map(a => a.untimed === true ? { ...a, message: `${a.message}; timed again with nothing beside it, still too close to tell` } : a),
+        notes: [...again.notes, `# timed again with nothing beside it: the first run's stamps were too uncertain to time ${first.assertions.filter(a => a.untimed === true).map(a => a.id).join(', ')}${still.length > 0 ? ` (still: ${still.join(', ')})` : ''}`]
+      }
+      raw.set(s.id, noted)
+      const final = applyExpectations(noted, adapter.expectedFailures)
+      results.set(s.id, final)
+      options.onResult?.(final, results.size, scenarios.length)
+      // what was run on the first verdict stands, but a dependency that now fails fails its dependants as the pool would have
+      if (!dependencyHolds(final.verdict)) {
+        for (const d of scenarios.filter(x => x.depends_on.includes(s.id))) {
+          const prior = results.get(d.id)
+          if (prior === undefined || prior.verdict === 'dependency-fail') continue
+          const dep = { ...skeleton(d, `not counted: depends on ${s.id}`), verdict: 'dependency-fail' as const, message: `depends on ${s.id}, which ended ${final.verdict}: ${final.message}` }
+          raw.set(d.id, dep)
+          results.set(d.id, applyExpectations(final.expected !== null ? { ...dep, expected: `depends on ${s.id}, a known failure` } : dep, adapter.expectedFailures))
+        }
       }
     }
   } finally {

@@ -197,6 +197,8 @@ export interface Scenario {
   /** The folder under scenarios/: validators, retry-after, ... */
   concern: string
   description?: string
+  /** Why the scenario must have the harness to itself (`alone:`), when it must. */
+  alone?: string
   /** null: the built-in catalogue. Otherwise a parsed site definition for startFixtureSite. */
   site: unknown
   /** Where the site came from, for messages: `catalogue`, `inline`, or a file path. */

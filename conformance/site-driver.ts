@@ -4,6 +4,9 @@
  * into plain `Seen` records that the grader works on.
  */
 import { randomBytes } from 'node:crypto'
+import { Worker } from 'node:worker_threads'
+import type { HostCall, HostReply } from './site-host.js'
+import { acquireLateness } from '../fixture-server/loop-lateness.js'
 import { loadSiteFile, originsOf, parseSiteYaml, startFixtureSite, type JournalEntry, type SiteDefinition } from '../fixture-server/index.js'
 
 /** One request as the server saw it, normalised for grading. */
@@ -26,6 +29,13 @@ export interface Seen {
   /** Monotonic milliseconds (real time, comparable with each other). */
   arrivedMs: number
   completedMs: number | null
+  /**
+   * How much earlier than its stamp the arrival (the end of the response) may really
+   * have been, in ms: the site's event loop, shared with the rest of the harness, can
+   * take a stamp late. 0 when unknown (a journal nobody measured).
+   */
+  arrivedLateMs?: number
+  completedLateMs?: number
   /** Site time (epoch ms): what the server's Date headers say. */
   arrivedAt: number
   completedAt: number | null
@@ -42,16 +52,16 @@ export interface RunningSite {
   url: string
   origins: SiteOrigin[]
   /** Journal entries after `seq` (all when omitted), already normalised; `step` is filled by the caller. */
-  entriesSince: (seq: number) => Array<Omit<Seen, 'step'>>
-  advance: (duration: string) => void
-  change: (path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string) => void
+  entriesSince: (seq: number) => Promise<Array<Omit<Seen, 'step'>>>
+  advance: (duration: string) => Promise<void>
+  change: (path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string) => Promise<void>
   /** Empties the journal and per-client state (as `POST /_webkrab/reset` does). */
   reset: () => Promise<void>
   close: () => Promise<void>
   /** How far `advance` has moved the site's clock, in ms. */
   advancedMs: () => number
   /** What was done through the site's admin paths over HTTP (resets, clock moves, content changes): the harness does everything in process, so any of it is someone else's doing. */
-  adminActivity: () => { resets: number, clockMoves: number, changes: number }
+  adminActivity: () => Promise<{ resets: number, clockMoves: number, changes: number }>
 }
 
 /** Paths a crawler asks for on its own, not because a scenario named them. */
@@ -122,6 +132,8 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
     status: typeof e.status === 'number' ? e.status : null,
     arrivedMs: e.arrivedMs,
     completedMs: typeof e.completedMs === 'number' ? e.completedMs : null,
+    arrivedLateMs: typeof e.arrivedLateMs === 'number' ? e.arrivedLateMs : 0,
+    completedLateMs: typeof e.completedLateMs === 'number' ? e.completedLateMs : 0,
     arrivedAt: toEpoch(e.arrivedAt) ?? 0,
     completedAt: toEpoch(e.completedAt),
     connectionId: String(e.connectionId),
@@ -132,6 +144,100 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
 }
 
 /**
+ * Starts a fixture site for one scenario on ports of its own (port 0), on a
+ * thread of its own (site-host.ts), so that its journal's stamps are taken on a
+ * loop that runs nothing else: not the harness, not another scenario's site
+ * starting or serving. Threads are reused, one site at a time. Same as
+ * startSiteInProcess otherwise.
+ */
+export async function startSite (site: unknown, seed: string): Promise<RunningSite> {
+  const host = siteHost()
+  host.opened()
+  let started: { id: number, url: string, origins: SiteOrigin[], advancedMs: number }
+  try {
+    started = await host.call({ op: 'start', site, seed }) as typeof started
+  } catch (err) {
+    host.closed()
+    throw err
+  }
+  const id = started.id
+  let advanced = started.advancedMs
+  let closed = false
+  const origin = performance.timeOrigin
+  return {
+    url: started.url,
+    origins: started.origins,
+    entriesSince: async (seq) => (await host.call({ op: 'since', id, seq }) as Array<Omit<Seen, 'step'>>).map(e => ({
+      ...e,
+      arrivedMs: e.arrivedMs - origin,
+      completedMs: e.completedMs === null ? null : e.completedMs - origin
+    })),
+    adminActivity: async () => await host.call({ op: 'activity', id }) as { resets: number, clockMoves: number, changes: number },
+    advance: async (duration) => { advanced = await host.call({ op: 'advance', id, duration }) as number },
+    advancedMs: () => advanced,
+    change: async (path, kind, on) => { await host.call({ op: 'change', id, path, kind, ...(on !== undefined ? { origin: on } : {}) }) },
+    reset: async () => { await host.call({ op: 'reset', id }) },
+    close: async () => {
+      if (closed) return
+      closed = true
+      try { await host.call({ op: 'close', id }) } finally { host.closed() }
+    }
+  }
+}
+
+type Call = DistributiveOmit<HostCall, 'call'>
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+interface SiteHost {
+  call: (m: Call) => Promise<unknown>
+  /** A site opened / closed: the thread keeps the process alive only while a site is open, and takes another once it is closed. */
+  opened: () => void
+  closed: () => void
+  busy: () => boolean
+}
+
+/** Site threads, started as needed, each hosting one site at a time. */
+const hosts = new Set<SiteHost>()
+
+/** A site thread with no site open, started if none is free; a thread that dies fails every call in flight and is dropped. */
+function siteHost (): SiteHost {
+  for (const h of hosts) if (!h.busy()) return h
+  const worker = new Worker(new URL('./site-host.js', import.meta.url))
+  worker.unref()
+  const pending = new Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void }>()
+  let nextCall = 1
+  let open = 0
+  const fail = (err: Error): void => {
+    hosts.delete(self)
+    for (const p of pending.values()) p.reject(err)
+    pending.clear()
+  }
+  worker.on('message', (r: HostReply) => {
+    const p = pending.get(r.call)
+    if (p === undefined) return
+    pending.delete(r.call)
+    if (r.ok) p.resolve(r.value)
+    else p.reject(Object.assign(new Error(r.message), r.code !== undefined ? { code: r.code } : {}))
+  })
+  worker.on('error', err => { fail(new Error(`the fixture sites' thread failed: ${err.message}`)) })
+  worker.on('exit', code => { fail(new Error(`the fixture sites' thread ended (exit ${code})`)) })
+  const self: SiteHost = {
+    call: async (m) => await new Promise((resolve, reject) => {
+      const call = nextCall++
+      pending.set(call, { resolve, reject })
+      // a call in flight keeps the process waiting for its answer
+      worker.ref()
+      worker.postMessage({ ...m, call })
+    }).finally(() => { if (open === 0 && pending.size === 0) worker.unref() }),
+    opened: () => { open++; worker.ref() },
+    closed: () => { open = Math.max(0, open - 1); if (open === 0 && pending.size === 0) worker.unref() },
+    busy: () => open > 0
+  }
+  hosts.add(self)
+  return self
+}
+
+/**
  * Starts a fixture site for one scenario on ports of its own (port 0). Its clock
  * starts at the host's time and follows it (so the crawler's clock and the
  * site's agree), unless the site sets its own start, which `advancedMs` then
@@ -139,11 +245,19 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
  * token that only the harness has, so a crawler cannot reset the journal or
  * move the clock to game its grade.
  */
-export async function startSite (site: unknown, seed: string): Promise<RunningSite> {
+export async function startSiteInProcess (site: unknown, seed: string): Promise<RunningSite> {
   const def = site as (SiteDefinition & { clock?: { start?: string | number, realTime?: boolean } }) | null
   const token = randomBytes(24).toString('base64url')
   const clock = def?.clock?.start === undefined ? { clockStart: Date.now(), realTime: def?.clock?.realTime ?? true } : {}
-  const handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })
+  // the journal says how late each of its stamps may be while the site runs (loop-lateness.ts)
+  const release = acquireLateness()
+  let handle: Awaited<ReturnType<typeof startFixtureSite>>
+  try {
+    handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })
+  } catch (err) {
+    release()
+    throw err
+  }
   // a site that starts its clock elsewhere has the crawler's clock set there with it (libfaketime),
   // so the fixed dates it serves read the same to both sides; an origin's skew is how a scenario
   // makes the server's Date disagree with the crawler's clock
@@ -151,18 +265,20 @@ export async function startSite (site: unknown, seed: string): Promise<RunningSi
   return {
     url: handle.url,
     origins: handle.origins.map(o => ({ name: o.name, url: o.url })),
-    entriesSince: (seq) => handle.journal.since(seq + 1)
+    entriesSince: async (seq) => handle.journal.since(seq + 1)
       .filter(e => !e.path.startsWith('/_webkrab/'))
       .map(normaliseEntry),
-    adminActivity: () => handle.activity().http,
-    advance: (duration) => {
+    adminActivity: async () => handle.activity().http,
+    advance: async (duration) => {
       const before = handle.clock.now()
       handle.clock.advance(duration)
       advanced += handle.clock.now() - before
     },
     advancedMs: () => advanced,
-    change: (path, kind, origin) => { handle.site.change(path, kind, origin) },
+    change: async (path, kind, origin) => { handle.site.change(path, kind, origin) },
     reset: async () => { handle.site.reset() },
-    close: async () => { await handle.close() }
+    close: async () => {
+      try { await handle.close() } finally { release() }
+    }
   }
 }

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { JournalEntry } from './journal.js'
 import { httpDate } from './http-date.js'
+import { latenessBound } from './loop-lateness.js'
 import { originNow, type OriginContext } from './site-state.js'
 
 declare module 'fastify' {
@@ -106,6 +107,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       if (socket !== null) socket[kConnectionId] = connectionId
     }
     const q = target.indexOf('?')
+    const now = performance.now()
     const entry = journal.record({
       seq: 0,
       origin: ctx.name,
@@ -116,8 +118,10 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       url: target,
       headers: raw.headers as Record<string, string | string[]>,
       rawHeaders: raw.rawHeaders,
-      arrivedMs: performance.now(),
+      arrivedMs: now,
       completedMs: null,
+      arrivedLateMs: latenessBound(now),
+      completedLateMs: null,
       arrivedAt: iso(clock.now()),
       completedAt: null,
       status: null,
@@ -135,7 +139,9 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
     if (injected) countWrites(res, entry)
     // 'close' comes once per response, finished or cut; on() spares once()'s wrapper
     res.on('close', () => {
-      entry.completedMs = performance.now()
+      const ended = performance.now()
+      entry.completedMs = ended
+      entry.completedLateMs = latenessBound(ended)
       entry.completedAt = iso(clock.now())
       const sent = res.headersSent
       entry.status = sent ? res.statusCode : null

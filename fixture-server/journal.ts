@@ -20,6 +20,14 @@ export interface JournalEntry {
   /** Monotonic milliseconds (performance.now()). */
   arrivedMs: number
   completedMs: number | null
+  /**
+   * How much earlier than `arrivedMs` / `completedMs` the request may really have
+   * arrived / its response ended: the fixture site's event loop may run the callback
+   * that takes a stamp late when it is busy. null when nothing was measuring it (the
+   * conformance harness measures while it runs; see loop-lateness.ts).
+   */
+  arrivedLateMs?: number | null
+  completedLateMs?: number | null
   /** Site time, ISO. */
   arrivedAt: string
   completedAt: string | null

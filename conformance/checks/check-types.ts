@@ -11,6 +11,8 @@ export interface CheckResult {
   message: string
   /** Waits measured after a Retry-After: how long the crawler waited and how long it was asked to (ms). */
   waits?: Array<{ waitedMs: number, askedMs: number }>
+  /** Untested because the journal's stamps were too uncertain to time it. */
+  untimed?: true
 }
 
 /** How one step went, as the runner recorded it. */
@@ -25,6 +27,8 @@ export interface StepRun {
    * start-up (loading a runtime, say) is not counted against a timeout.
    */
   crawlMs?: number | null
+  /** How much earlier than the harness stamped it the step may really have ended (its loop may have run late), ms. */
+  endedLateMs?: number
   /** The crawler's fetch report for a crawl step, when it wrote one. */
   report: FetchReport | null
   /** Why a report that was written could not be used. */

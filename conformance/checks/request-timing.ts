@@ -7,14 +7,25 @@ import { describeSelector, nameRequest, nameResponse, selectRequests } from '../
 import { fail, formatMs, pass, plural, selectorSteps, stoppedIn, untested, type CheckResult, type GradeContext } from './check-types.js'
 
 /**
- * Measurement allowance. A correct crawler starts its wait once it has read the
- * response, which is after the server wrote it, so it is never early; but the
- * journal stamps a response complete when the server's 'close' event runs, and
- * a busy event loop (the harness runs several sites at once) can run it some
- * milliseconds late, which makes a gap look shorter than it was. A retry is
- * called early only when it beats the wait by more than this.
+ * How late the journal's stamps may be. The journal stamps a request when the
+ * fixture site's event loop reads it and a response when the loop sees it end; the
+ * loop is shared with the rest of the harness (other scenarios' sites, crawlers'
+ * output, grading), so a stamp can come some milliseconds after the event. The
+ * journal says, for each stamp, how much earlier the event may have been
+ * (`arrivedLateMs`, `completedLateMs`, measured by the site: loop-lateness.ts).
+ * A timing check grades only what holds for every moment the stamps allow, and
+ * calls anything else untested, saying so: it widens nothing silently.
  */
-export const CLOCK_SLACK_MS = 25
+function lateOf (ms: number | undefined): number {
+  return typeof ms === 'number' && Number.isFinite(ms) && ms > 0 ? ms : 0
+}
+
+function untimed (message: string): CheckResult {
+  return { ...untested(message), untimed: true }
+}
+
+/** The time between two events as stamped, and the least and most it can really have been. */
+export interface Elapsed { measured: number, least: number, most: number }
 
 /**
  * How long the server asked the client to wait after this response, in ms, or
@@ -51,12 +62,26 @@ export function originSkewMs (s: Seen): number {
  * arrival of its request) and the arrival of a later request. Site time may
  * stand still and only jump when a scenario moves it, or follow the real clock
  * plus those jumps: the larger of the real and the site interval is the time
- * that passed in either case.
+ * that passed in either case. The least it can have been takes the later stamp as
+ * late as it may be; the most, the earlier one.
  */
-export function elapsedBetween (prev: Seen, next: Seen, from: 'arrived' | 'completed' = 'completed'): number {
-  const real = next.arrivedMs - (from === 'completed' ? (prev.completedMs ?? prev.arrivedMs) : prev.arrivedMs)
-  const site = next.arrivedAt - (from === 'completed' ? (prev.completedAt ?? prev.arrivedAt) : prev.arrivedAt)
-  return Math.max(real, site)
+export function elapsedBetween (prev: Seen, next: Seen, from: 'arrived' | 'completed' = 'completed'): Elapsed {
+  const fromCompleted = from === 'completed' && prev.completedMs !== null
+  const real = next.arrivedMs - (fromCompleted ? prev.completedMs as number : prev.arrivedMs)
+  const site = next.arrivedAt - (fromCompleted ? (prev.completedAt ?? prev.arrivedAt) : prev.arrivedAt)
+  const measured = Math.max(real, site)
+  const earlierLate = fromCompleted ? lateOf(prev.completedLateMs) : lateOf(prev.arrivedLateMs)
+  return { measured, least: measured - lateOf(next.arrivedLateMs), most: measured + earlierLate }
+}
+
+/** Milliseconds to the tenth, for intervals that differ by less than a millisecond. */
+function fineMs (ms: number): string {
+  return `${(Math.round(ms * 10) / 10).toLocaleString('en-US', { maximumFractionDigits: 1 })} ms`
+}
+
+/** Why a measurement that fell inside the stamps' uncertainty is not graded. */
+function unsure (what: string, e: Elapsed, needed: number): string {
+  return `the harness could not time ${what}: by the journal's stamps ${fineMs(Math.max(e.measured, 0))} passed, against ${fineMs(needed)} needed, but the fixture site's stamps may be late by up to ${fineMs(Math.max(e.measured - e.least, e.most - e.measured))} (its event loop's measured lateness), so the real interval lay between ${fineMs(Math.max(e.least, 0))} and ${fineMs(e.most)}`
 }
 
 /**
@@ -74,6 +99,7 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
   const asking = selectRequests(ctx.seen, spec).filter(s => s.responseHeaders['retry-after'] !== undefined)
   if (asking.length === 0) return untested(`no ${describeSelector(spec, 'response')} carried Retry-After, so there was no wait to honour (the crawler did not ask)`)
   const measured: Array<{ gap: number, wait: number }> = []
+  let unsureOf: string | null = null
   let usable = 0
   for (const s of asking) {
     const wait = retryAfterWait(s)
@@ -84,12 +110,18 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
     const heard = s.completedMs ?? s.arrivedMs
     const next = ctx.seen.slice(index + 1).find(n => n.origin === s.origin && (scope === 'origin' || n.path === s.path) && n.arrivedMs >= heard)
     if (next === undefined || resetBetween(s.step, next.step, ctx.steps)) continue
-    const gap = elapsedBetween(s, next)
-    if (gap + CLOCK_SLACK_MS < wait.ms) {
-      return { ...fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`), waits: [{ waitedMs: Math.max(gap, 0), askedMs: wait.ms }] }
+    const e = elapsedBetween(s, next)
+    // early however late the stamps were: the crawler's doing
+    if (e.most < wait.ms) {
+      return { ...fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(e.measured, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}; the server asked for ${formatMs(wait.ms)}`), waits: [{ waitedMs: Math.max(e.measured, 0), askedMs: wait.ms }] }
     }
-    measured.push({ gap, wait: wait.ms })
+    if (e.least < wait.ms) {
+      unsureOf ??= unsure(`${nameRequest(ctx.seen, next)} after ${nameResponse(ctx.seen, s)} with Retry-After: ${wait.said}`, e, wait.ms)
+      continue
+    }
+    measured.push({ gap: e.measured, wait: wait.ms })
   }
+  if (unsureOf !== null) return { ...untested(unsureOf), untimed: true }
   if (usable === 0) return untested(`no ${describeSelector(spec, 'response')} carried a usable Retry-After (neither delay-seconds nor an HTTP-date), so there was no wait to measure`)
   // A crawler that never came back kept no wait: it was never put to the test (it gave up, was stopped, or fetches each URL once).
   if (measured.length === 0) {
@@ -125,23 +157,59 @@ export function checkGap (spec: GapAssertion['gap'], ctx: GradeContext): CheckRe
   }
   const first = spec.before === undefined ? 1 : spec.before - 1
   const last = spec.before === undefined ? found.length : spec.before
+  let unsureOf: string | null = null
   for (let i = first; i < last; i++) {
     const prev = found[i - 1]
     const next = found[i]
-    const gap = elapsedBetween(prev, next, from)
-    if (gap + CLOCK_SLACK_MS < min) {
-      return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(gap, 0))} after ${from === 'completed' ? 'the end of' : ''} ${nameRequest(ctx.seen, prev)}; expected at least ${formatMs(min)}`.replace(/\s+/g, ' '))
+    const e = elapsedBetween(prev, next, from)
+    if (e.most < min) {
+      return fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(e.measured, 0))} after ${from === 'completed' ? 'the end of' : ''} ${nameRequest(ctx.seen, prev)}; expected at least ${formatMs(min)}`.replace(/\s+/g, ' '))
     }
+    if (e.least < min) unsureOf ??= unsure(`${nameRequest(ctx.seen, next)} after ${nameRequest(ctx.seen, prev)}`, e, min)
   }
+  if (unsureOf !== null) return { ...untested(unsureOf), untimed: true }
   if (spec.before !== undefined) return pass(`request ${spec.before} (${describeSelector(spec, 'request')}) came at least ${formatMs(min)} after the one before it`)
   return pass(`${found.length} requests (${describeSelector(spec, 'request')}) at least ${formatMs(min)} apart`)
+}
+
+/**
+ * When a request was in flight, as the journal's stamps allow: `stamped` takes
+ * them as they are; `surely` only the span it was in flight however late the
+ * stamps were (from its arrival stamp to the earliest its response can have
+ * ended); `maybe` every moment it may have been (from the earliest it can have
+ * arrived to its completion stamp). A connection carries its requests one after
+ * another unless the crawler pipelines, which the server would have read at once,
+ * before the previous response ended: a request stamped after the one before it on
+ * its connection ended is not moved back before that end.
+ */
+export type InFlight = 'stamped' | 'surely' | 'maybe'
+
+function spans (list: Seen[], how: InFlight): Array<{ from: number, to: number, s: Seen }> {
+  const lastOnConnection = new Map<string, Seen>()
+  const out: Array<{ from: number, to: number, s: Seen }> = []
+  for (const s of [...list].sort((x, y) => x.arrivedMs - y.arrivedMs)) {
+    const end = s.completedMs ?? Number.POSITIVE_INFINITY
+    let from = s.arrivedMs
+    let to = end
+    if (how === 'surely') to = end - lateOf(s.completedLateMs)
+    if (how === 'maybe') {
+      from = s.arrivedMs - lateOf(s.arrivedLateMs)
+      const before = lastOnConnection.get(s.connectionId)
+      const beforeEnd = before?.completedMs ?? null
+      if (beforeEnd !== null && s.arrivedMs >= beforeEnd) from = Math.max(from, beforeEnd)
+    }
+    lastOnConnection.set(s.connectionId, s)
+    // a request that may have been done as soon as it was stamped was surely in flight for no time at all
+    if (to > from) out.push({ from, to, s })
+  }
+  return out
 }
 
 /**
  * The most requests in flight at once per origin, from the journal's arrival and
  * completion times (monotonic ms), with the connections that carried them.
  */
-export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'): Map<string, { peak: number, connections: string[], at: Seen | null }> {
+export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin', how: InFlight = 'stamped'): Map<string, { peak: number, connections: string[], at: Seen | null }> {
   const byOrigin = new Map<string, Seen[]>()
   for (const s of found) {
     const key = per === 'all' ? 'all origins' : s.origin
@@ -151,9 +219,9 @@ export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'
   for (const [origin, list] of byOrigin) {
     // Sweep: an end at the same instant as a start is processed first (touching is not overlapping).
     const events: Array<{ t: number, d: number, s: Seen }> = []
-    for (const s of list) {
-      events.push({ t: s.arrivedMs, d: 1, s })
-      events.push({ t: s.completedMs ?? Number.POSITIVE_INFINITY, d: -1, s })
+    for (const sp of spans(list, how)) {
+      events.push({ t: sp.from, d: 1, s: sp.s })
+      events.push({ t: sp.to, d: -1, s: sp.s })
     }
     events.sort((a, b) => a.t - b.t || a.d - b.d)
     const open = new Set<Seen>()
@@ -168,7 +236,17 @@ export function peakConcurrency (found: Seen[], per: 'origin' | 'all' = 'origin'
   return out
 }
 
-/** `concurrency`: the most requests in flight at once on each origin stays within bounds. */
+function highestOf (peaks: Map<string, { peak: number }>): number {
+  let n = 0
+  for (const p of peaks.values()) n = Math.max(n, p.peak)
+  return n
+}
+
+/**
+ * `concurrency`: the most requests in flight at once on each origin stays within
+ * bounds. A limit fails only on requests surely in flight together, passes only if
+ * no more may have been; between the two the stamps cannot tell, and it is untested.
+ */
 export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx: GradeContext): CheckResult {
   const found = selectRequests(ctx.seen, spec)
   if (found.length === 0) return untested(`no ${describeSelector(spec, 'request')}: no concurrency to measure`)
@@ -176,21 +254,32 @@ export function checkConcurrency (spec: ConcurrencyAssertion['concurrency'], ctx
   if (spec.at_most !== undefined && spec.at_least === undefined && found.length <= spec.at_most) {
     return untested(`only ${plural(found.length, 'request')} (${describeSelector(spec, 'request')}): not enough to exceed ${spec.at_most} at once, so the limit was not put to the test`)
   }
-  const peaks = peakConcurrency(found, spec.per)
+  const surely = peakConcurrency(found, spec.per, 'surely')
+  const maybe = peakConcurrency(found, spec.per, 'maybe')
+  const stamped = highestOf(peakConcurrency(found, spec.per, 'stamped'))
   // the origin is named once, where the peak was seen
   const what = (n: number): string => describeSelector({ ...spec, origin: undefined }, n === 1 ? 'request' : 'requests')
-  let highest = 0
-  for (const [origin, p] of peaks) {
-    highest = Math.max(highest, p.peak)
-    if (spec.at_most !== undefined && p.peak > spec.at_most) {
-      return fail(`expected at most ${spec.at_most} ${what(spec.at_most)} in flight at once on ${spec.per === 'all' ? origin : `origin ${origin}`}; the server saw ${p.peak} at once (connections ${p.connections.map(c => `#${c}`).join(', ')}, step ${p.at?.step ?? '?'})`)
+  const where = spec.origin !== undefined ? ` on origin ${spec.origin}` : spec.per === 'all' ? ' across all origins' : ' on any one origin'
+  const lateness = Math.max(0, ...found.map(s => Math.max(lateOf(s.arrivedLateMs), lateOf(s.completedLateMs))))
+  const cannotTell = (limit: string): CheckResult => untimed(`the harness could not time the requests closely enough to grade ${limit}: by the journal's stamps ${stamped} ${what(stamped)} ${stamped === 1 ? 'was' : 'were'} in flight at once${where}, but the fixture site's event loop was busy and its stamps may be off by up to ${formatMs(Math.round(lateness))}, so between ${highestOf(surely)} and ${highestOf(maybe)} may have been`)
+  if (spec.at_most !== undefined) {
+    for (const [origin, p] of surely) {
+      if (p.peak > spec.at_most) {
+        return fail(`expected at most ${spec.at_most} ${what(spec.at_most)} in flight at once on ${spec.per === 'all' ? origin : `origin ${origin}`}; the server saw ${p.peak} at once (connections ${p.connections.map(c => `#${c}`).join(', ')}, step ${p.at?.step ?? '?'})`)
+      }
     }
   }
-  const where = spec.origin !== undefined ? ` on origin ${spec.origin}` : spec.per === 'all' ? ' across all origins' : ' on any one origin'
-  if (spec.at_least !== undefined && highest < spec.at_least) {
-    return fail(`expected at least ${spec.at_least} ${what(spec.at_least)} in flight at once${where}; the server saw at most ${highest}`)
+  if (spec.at_least !== undefined && highestOf(maybe) < spec.at_least) {
+    return fail(`expected at least ${spec.at_least} ${what(spec.at_least)} in flight at once${where}; the server saw at most ${highestOf(maybe)}`)
   }
-  return pass(`at most ${highest} ${what(highest)} in flight at once${where}`)
+  if (spec.at_most !== undefined && highestOf(maybe) > spec.at_most) return cannotTell(`at most ${spec.at_most} at once`)
+  if (spec.at_least !== undefined && highestOf(surely) < spec.at_least) return cannotTell(`at least ${spec.at_least} at once`)
+  if (spec.at_least !== undefined) {
+    const least = highestOf(surely)
+    return pass(`${least} ${what(least)} in flight at once${where}${spec.at_most !== undefined ? `, never more than ${spec.at_most}` : ''}`)
+  }
+  const most = highestOf(maybe)
+  return pass(`at most ${stamped} ${what(stamped)} in flight at once${where}${most > stamped ? `; allowing for how late the stamps may be, ${most}, still within ${spec.at_most ?? most}` : ''}`)
 }
 
 /**
@@ -207,6 +296,9 @@ export function checkDuration (spec: DurationAssertion['duration'], ctx: GradeCo
   const run = ctx.runs.find(r => r.n === spec.step)
   if (run === undefined) return fail(`step ${spec.step} did not run`)
   let took: number
+  // the least and the most it can really have taken, as late as the stamps may be
+  let least: number
+  let most: number
   let what: string
   if (spec.path !== undefined) {
     const sel = { path: spec.path, step: spec.step, ...(spec.origin !== undefined ? { origin: spec.origin } : {}) }
@@ -214,19 +306,29 @@ export function checkDuration (spec: DurationAssertion['duration'], ctx: GradeCo
     if (first === undefined) return untested(`no ${describeSelector(sel)} reached the server, so there was no response to time`)
     const ended = first.completedMs
     took = ended === null ? run.durationMs : ended - first.arrivedMs
+    least = ended === null ? took : took - lateOf(first.completedLateMs)
+    most = ended === null ? took : took + lateOf(first.arrivedLateMs)
     what = ended === null
       ? `the response to ${nameRequest(ctx.seen, first)} had not ended when the step did, ${formatMs(run.durationMs)} after it started`
       : `the response to ${nameRequest(ctx.seen, first)} ended ${formatMs(took)} after the request arrived${first.cut ? ', its connection cut before the body was complete' : ''}`
   } else {
     const fromFirst = run.crawlMs !== undefined && run.crawlMs !== null
     took = fromFirst ? run.crawlMs as number : run.durationMs
+    const firstLate = fromFirst ? Math.max(0, ...ctx.seen.filter(s => s.step === spec.step).map(s => lateOf(s.arrivedLateMs))) : 0
+    least = took - lateOf(run.endedLateMs)
+    most = took + firstLate
     what = fromFirst ? `step ${spec.step} took ${formatMs(took)} from its first request to the crawler's exit` : `step ${spec.step} took ${formatMs(took)}${run.crawlMs === null ? ' (no request reached the server)' : ''}`
   }
-  if (spec.at_most !== undefined && took > parseDuration(spec.at_most)) {
-    return fail(`${what}; expected at most ${spec.at_most}`)
+  const cannotTell = (bound: string): CheckResult => untimed(`the harness could not time it against ${bound}: ${what}, but the harness's event loop was busy and its stamps may be off, so it may have been ${formatMs(Math.max(0, Math.round(least)))} to ${formatMs(Math.round(most))}`)
+  if (spec.at_most !== undefined) {
+    const limit = parseDuration(spec.at_most)
+    if (least > limit) return fail(`${what}; expected at most ${spec.at_most}`)
+    if (most > limit) return cannotTell(`at most ${spec.at_most}`)
   }
-  if (spec.at_least !== undefined && took < parseDuration(spec.at_least)) {
-    return fail(`${what}; expected at least ${spec.at_least}`)
+  if (spec.at_least !== undefined) {
+    const limit = parseDuration(spec.at_least)
+    if (most < limit) return fail(`${what}; expected at least ${spec.at_least}`)
+    if (least < limit) return cannotTell(`at least ${spec.at_least}`)
   }
   return pass(what)
 }

@@ -23,7 +23,7 @@ import { readUrlsFile, streamUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
-import { monotonicClock, Scheduler, type JobContext, type Leftover } from './scheduler.js'
+import { monotonicClock, Scheduler, WAIT_MARGIN_MS, type JobContext, type Leftover } from './scheduler.js'
 import { Store } from '../store/store.js'
 import { RobotsReader } from './robots-reader.js'
 import { decideRobots } from '../policy/robots-decision.js'
@@ -250,6 +250,7 @@ class CrawlRun {
       concurrency: this.opts.budgets.concurrency,
       perOriginConcurrency: this.opts.budgets.perOriginConcurrency,
       politenessDelayMs: this.opts.budgets.politenessDelayMs,
+      waitMarginMs: WAIT_MARGIN_MS,
       deadlineMs: this.deadlineMs,
       clock: this.clock,
       beforeStart: () => {

@@ -24,6 +24,13 @@ import type { OriginDeferral } from '../policy/retry.js'
 
 export { monotonicClock, type SchedulerClock }
 
+/**
+ * How far past a wait's end the reference crawler starts its request (`waitMarginMs`):
+ * a server may stamp a request a few milliseconds after it came, and a request sent on
+ * the very millisecond a Retry-After or a politeness gap ends can look early to it.
+ */
+export const WAIT_MARGIN_MS = 25
+
 export interface SchedulerOptions<J> {
   /** Jobs running at once across all origins (at least 1). */
   concurrency: number
@@ -40,6 +47,13 @@ export interface SchedulerOptions<J> {
    * still queued are handed back as leftover with `why: 'stopped'`.
    */
   beforeStart?: (job: J, origin: string) => string | null
+  /**
+   * How long after the end of a wait the job really starts (default 0): a deferral, a
+   * retry's time and a politeness gap each end this much later than they name. A server
+   * times a wait from its own stamps, which may run late; ending a wait a little past its
+   * mark keeps the request on the right side of it whatever the server's precision.
+   */
+  waitMarginMs?: number
 }
 
 export interface JobContext {
@@ -149,6 +163,7 @@ export class Scheduler<J> {
   private readonly concurrency: number
   private readonly perOrigin: number
   private readonly politenessMs: number
+  private readonly marginMs: number
   private readonly deadlineMs: number | null
   private readonly clock: SchedulerClock
   private readonly beforeStart: ((job: J, origin: string) => string | null) | undefined
@@ -168,6 +183,7 @@ export class Scheduler<J> {
     this.concurrency = Math.max(1, Math.floor(options.concurrency))
     this.perOrigin = Math.max(1, Math.floor(options.perOriginConcurrency ?? 2))
     this.politenessMs = Math.max(0, options.politenessDelayMs ?? 0)
+    this.marginMs = Math.max(0, options.waitMarginMs ?? 0)
     this.deadlineMs = options.deadlineMs ?? null
     this.clock = options.clock ?? monotonicClock
     this.beforeStart = options.beforeStart
@@ -234,7 +250,16 @@ export class Scheduler<J> {
   nextStartAt (origin: string): number {
     const state = this.origins.get(origin)
     if (state === undefined) return Number.NEGATIVE_INFINITY
-    return Math.max(state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + Math.max(this.politenessMs, state.politenessMs))
+    return this.heldUntil(state)
+  }
+
+  /** Until when the origin's deferral and politeness gap hold it, each wait ending `waitMarginMs` past its mark. */
+  private heldUntil (state: OriginState<J>): number {
+    const gap = Math.max(this.politenessMs, state.politenessMs)
+    return Math.max(
+      state.deferral === null ? Number.NEGATIVE_INFINITY : state.deferral.untilMs + this.marginMs,
+      gap > 0 ? state.lastStartMs + gap + this.marginMs : state.lastStartMs
+    )
   }
 
   /** Stops an origin's work for this run: its queued jobs (and any added later) become leftover. */
@@ -343,8 +368,8 @@ export class Scheduler<J> {
 
   /** The earliest time the origin may start its next job, ignoring its concurrency limit. */
   private readyAt (state: OriginState<J>): number {
-    const jobAt = state.queue.length > 0 ? Number.NEGATIVE_INFINITY : (state.delayed[0]?.notBefore ?? Number.POSITIVE_INFINITY)
-    return Math.max(jobAt, state.deferral?.untilMs ?? Number.NEGATIVE_INFINITY, state.lastStartMs + Math.max(this.politenessMs, state.politenessMs))
+    const jobAt = state.queue.length > 0 ? Number.NEGATIVE_INFINITY : (state.delayed[0]?.notBefore ?? Number.POSITIVE_INFINITY) + this.marginMs
+    return Math.max(jobAt, this.heldUntil(state))
   }
 
   /** Starts every job that may start now, round-robin across origins; returns when the next waiting origin becomes ready. */
@@ -360,7 +385,7 @@ export class Scheduler<J> {
       for (const state of this.rotation.values()) {
         // with every slot taken, only a finishing job can start another: no need to look further
         if (this.phase !== 'running' || this.running.size >= this.concurrency) break
-        while (state.delayed.length > 0 && state.delayed[0].notBefore <= now) {
+        while (state.delayed.length > 0 && state.delayed[0].notBefore + this.marginMs <= now) {
           // a retry that is due goes ahead of fresh work: it finishes a resource sooner
           state.queue.unshift((state.delayed.shift() as Timed<J>).job)
         }

@@ -16,7 +16,7 @@ async function journal (site: RunningSite, steps: Array<() => Promise<void>>): P
   for (const [i, step] of steps.entries()) {
     await step()
     await sleep(10)
-    for (const e of site.entriesSince(last)) {
+    for (const e of await site.entriesSince(last)) {
       seen.push({ ...e, step: i + 1 })
       last = Math.max(last, e.seq)
     }
@@ -212,7 +212,7 @@ t.test('retry_after reckons an HTTP-date on the origin\'s own clock, so a Date a
 
 t.test('retry_after reckons an HTTP-date from the response, so site time moved forward counts as time passed', async t => {
   const u = `${site.url}/status/503?retry-after=date:+600`
-  const ctx = await journal(site, [async () => { await get(u) }, async () => { site.advance('11m') }, async () => { await get(u) }])
+  const ctx = await journal(site, [async () => { await get(u) }, async () => { await site.advance('11m') }, async () => { await get(u) }])
   t.equal(checkRetryAfter({ path: '/status/503', step: 1 }, ctx).status, 'pass')
   const early = await journal(site, [async () => { await get(u); await get(u) }])
   t.match(checkRetryAfter({ path: '/status/503' }, early).message, /with Retry-After: \w{3}, .* GMT; the server asked for (10 min|59\d(\.\d)? s|600 s)/)
@@ -260,7 +260,7 @@ t.test('gap measures from the end of one request to the arrival of the next', as
   const r = checkGap({ path: '/flaky', at_least: '500ms' }, ctx)
   t.equal(r.status, 'fail')
   t.match(r.message, /^request 2 to \/flaky \(step 1\) arrived \d+ ms after the end of request 1 to \/flaky \(step 1\); expected at least 500 ms$/)
-  t.equal(checkGap({ path: '/flaky', at_least: '0ms' }, ctx).status, 'pass')
+  t.notOk(r.untimed, 'short by far more than the stamps can be off: a fail the journal proves')
 })
 
 t.test('gap with before: N measures only the wait before the Nth request, so a growing backoff can be asked for', async t => {
@@ -289,7 +289,7 @@ t.test('concurrency counts requests in flight at once per origin or across origi
   t.equal(checkConcurrency({ per: 'all', at_most: 2 }, ctx).status, 'fail')
   await site.reset()
   const oneByOne = await journal(site, [async () => { for (let n = 1; n <= 3; n++) await get(`${site.url}/validators/strong?n=${n}`) }])
-  t.match(checkConcurrency({ at_most: 2 }, oneByOne), { status: 'pass', message: 'at most 1 request in flight at once on any one origin' }, 'three requests one after the other keep within two')
+  t.match(checkConcurrency({ at_most: 2 }, oneByOne), { status: 'pass', message: /^at most 1 request in flight at once on any one origin(; allowing for how late the stamps may be, 2, still within 2)?$/ }, 'three requests one after the other keep within two')
 })
 
 t.test('duration reads how long the harness measured a step', async t => {
@@ -311,7 +311,7 @@ t.test('duration with a path times that response on the server\'s side: a body c
     for (let n = 0; n < 65_536;) { const { value, done } = await reader.read(); if (done) break; n += value.length }
     ac.abort()
     // the server stamps the cut when its socket closes, which a loaded machine may run late: wait for it (at most 5 s)
-    for (let i = 0; i < 500 && !site.entriesSince(0).some(e => e.path === '/hostile/chunked/endless' && e.completedMs !== null); i++) await sleep(10)
+    for (let i = 0; i < 500 && !(await site.entriesSince(0)).some(e => e.path === '/hostile/chunked/endless' && e.completedMs !== null); i++) await sleep(10)
   }])
   // the step itself ran 20 s, as a crawler that hung after the cut until it was killed
   const hung: GradeContext = { ...ctx, runs: [{ n: 1, type: 'crawl', durationMs: 20_000, crawlMs: 19_900, report: null, reportError: null, error: 'did not finish within 20000 ms and was killed', exitCode: null, timedOut: true, output: '' }] }
@@ -319,7 +319,7 @@ t.test('duration with a path times that response on the server\'s side: a body c
   t.equal(cut.status, 'pass', cut.message)
   t.match(cut.message, /^the response to request 1 to \/hostile\/chunked\/endless \(step 1\) ended \d+ ms after the request arrived, its connection cut before the body was complete$/)
   t.equal(checkDuration({ step: 1, at_most: '5s' }, hung).status, 'fail', 'the whole step, measured as before, took the 20 s')
-  t.equal(checkDuration({ step: 1, path: '/hostile/chunked/endless', at_most: '1ms' }, hung).status, 'fail', 'the response lived longer than a millisecond')
+  t.equal(checkDuration({ step: 1, path: '/hostile/chunked/endless', at_least: '1h' }, hung).status, 'fail', 'the response ended long before an hour')
   t.match(checkDuration({ step: 1, path: '/validators/strong', at_most: '5s' }, hung), { status: 'untested', message: 'no request to /validators/strong in step 1 reached the server, so there was no response to time' })
 })
 

@@ -238,7 +238,7 @@ for attempt in range(2):
         urllib.request.urlopen(url).read()
         break
     except urllib.error.HTTPError as e:
-        time.sleep(float(e.headers.get('Retry-After', '1')))
+        time.sleep(float(e.headers.get('Retry-After', '1')) + 0.05)
 `, 'crawler.py')
   const r = await run(`id: retry-after-python
 name: A Python crawler waits what the server asked, a day on.
