@@ -9,10 +9,10 @@ import type { GradeContext, StepRun } from './checks/check-types.js'
 import { resolveUrl } from './checks/report-values.js'
 import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, type Verdict } from './grade-scenario.js'
 import { toldOf } from './untold.js'
-import type { Scenario, Step } from './scenario-types.js'
+import type { Assertion, Scenario, Step } from './scenario-types.js'
 import { pathMatches, scenarioPath } from './select-requests.js'
 import { isConditional } from './checks/request-headers.js'
-import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin } from './site-driver.js'
+import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin, type SiteTiming } from './site-driver.js'
 import { formatPos } from '../common/yaml-diagnostics.js'
 import { CLOCK_PROBES } from './adapters/child-env.js'
 
@@ -152,6 +152,16 @@ function namedPaths (scenario: Scenario): string[] {
  * or a step is a `setup-fail`, a crawler that could not run a `crawler-error`,
  * a bug while grading a `harness-fail`.
  */
+/** Assertions that measure time between requests or over a step, from the journal. */
+const TIMING_ASSERTIONS: readonly string[] = ['gap', 'retry_after', 'concurrency', 'duration']
+
+/** What a scenario that times requests asks of its site's clock-keeping: precision, and the gaps it measures. */
+export function siteTiming (s: Scenario): SiteTiming | null {
+  if (!s.assertions.some(a => TIMING_ASSERTIONS.includes(a.type))) return null
+  const gaps = s.assertions.flatMap(a => 'gap' in a ? [parseDuration((a as Extract<Assertion, { gap: unknown }>).gap.at_least)] : [])
+  return { watchMs: gaps }
+}
+
 export async function runScenario (scenario: Scenario, adapter: CrawlerAdapter, stateRoot: string, options: ScenarioRunOptions = {}): Promise<ScenarioResult> {
   // the harness's own stamps (a step's end) say how late its loop may have taken them
   const release = acquireLateness()
@@ -177,7 +187,7 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
   let site: RunningSite
   try {
     mkdirSync(stateDir, { recursive: true })
-    site = await startSite(scenario.site, scenario.id)
+    site = await startSite(scenario.site, scenario.id, siteTiming(scenario))
   } catch (err) {
     return done('setup-fail', `the fixture site (${scenario.siteSource}) could not start: ${(err as Error).message}`)
   }

@@ -11,7 +11,7 @@ import { ruleIndex, type RuleIndex } from './rules.js'
 import { SCORES, type Level, type Scenario, type Score } from './scenario-types.js'
 
 export interface SuiteOptions {
-  /** How many scenarios run at once; by default twice the cores (scenarios mostly wait on sockets). */
+  /** How many scenarios run at once; by default four per core, from four to sixteen (defaultJobs). */
   jobs?: number
   /** Keep each scenario's state directory here instead of a temporary one that is removed. */
   stateDir?: string
@@ -80,8 +80,14 @@ function aborted (signal: AbortSignal | undefined): Promise<void> {
   })
 }
 
-export function defaultJobs (): number {
-  return Math.max(2, availableParallelism() * 2)
+/**
+ * How many scenarios run at once by default: four per core, at least four and at
+ * most sixteen. Scenarios mostly wait (on a Retry-After, a stall, a step timeout), so
+ * several share a core; each has a fixture site on a thread of its own and a crawler,
+ * so past sixteen a run grows in memory and processes for little time saved.
+ */
+export function defaultJobs (cores = availableParallelism()): number {
+  return Math.min(16, Math.max(4, cores * 4))
 }
 
 /**

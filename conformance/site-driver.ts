@@ -36,6 +36,10 @@ export interface Seen {
    */
   arrivedLateMs?: number
   completedLateMs?: number
+  /** Where the arrival and the end fall in the order the site's loop saw events in, and whether the end was the client closing (see JournalEntry). */
+  arrivedOrder?: number
+  completedOrder?: number | null
+  endedByClient?: boolean
   /** Site time (epoch ms): what the server's Date headers say. */
   arrivedAt: number
   completedAt: number | null
@@ -134,6 +138,9 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
     completedMs: typeof e.completedMs === 'number' ? e.completedMs : null,
     arrivedLateMs: typeof e.arrivedLateMs === 'number' ? e.arrivedLateMs : 0,
     completedLateMs: typeof e.completedLateMs === 'number' ? e.completedLateMs : 0,
+    ...(typeof e.arrivedOrder === 'number' ? { arrivedOrder: e.arrivedOrder } : {}),
+    ...(typeof e.completedOrder === 'number' ? { completedOrder: e.completedOrder } : {}),
+    ...(e.endedByClient === true ? { endedByClient: true } : {}),
     arrivedAt: toEpoch(e.arrivedAt) ?? 0,
     completedAt: toEpoch(e.completedAt),
     connectionId: String(e.connectionId),
@@ -150,12 +157,12 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
  * starting or serving. Threads are reused, one site at a time. Same as
  * startSiteInProcess otherwise.
  */
-export async function startSite (site: unknown, seed: string): Promise<RunningSite> {
+export async function startSite (site: unknown, seed: string, timing: SiteTiming | null = null): Promise<RunningSite> {
   const host = siteHost()
   host.opened()
   let started: { id: number, url: string, origins: SiteOrigin[], advancedMs: number }
   try {
-    started = await host.call({ op: 'start', site, seed }) as typeof started
+    started = await host.call({ op: 'start', site, seed, timing }) as typeof started
   } catch (err) {
     host.closed()
     throw err
@@ -245,12 +252,20 @@ function siteHost (): SiteHost {
  * token that only the harness has, so a crawler cannot reset the journal or
  * move the clock to game its grade.
  */
-export async function startSiteInProcess (site: unknown, seed: string): Promise<RunningSite> {
+/**
+ * For a scenario that times requests: its site's loop spins around the moments a
+ * request is expected (just after a response ends, when a Retry-After runs out,
+ * and `watchMs` after each request and response, a scenario's gaps), so the
+ * journal's stamps there are exact to microseconds rather than to a millisecond or two.
+ */
+export interface SiteTiming { watchMs: number[] }
+
+export async function startSiteInProcess (site: unknown, seed: string, timing: SiteTiming | null = null): Promise<RunningSite> {
   const def = site as (SiteDefinition & { clock?: { start?: string | number, realTime?: boolean } }) | null
   const token = randomBytes(24).toString('base64url')
   const clock = def?.clock?.start === undefined ? { clockStart: Date.now(), realTime: def?.clock?.realTime ?? true } : {}
   // the journal says how late each of its stamps may be while the site runs (loop-lateness.ts)
-  const release = acquireLateness()
+  const release = acquireLateness(timing === null ? {} : { precise: true, watchMs: timing.watchMs })
   let handle: Awaited<ReturnType<typeof startFixtureSite>>
   try {
     handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })

@@ -9,10 +9,10 @@
  * how late it may be (loop-lateness.ts) for the timing checks to weigh.
  */
 import { parentPort } from 'node:worker_threads'
-import { startSiteInProcess, type RunningSite } from './site-driver.js'
+import { startSiteInProcess, type RunningSite, type SiteTiming } from './site-driver.js'
 
 export type HostCall =
-  | { call: number, op: 'start', site: unknown, seed: string }
+  | { call: number, op: 'start', site: unknown, seed: string, timing: SiteTiming | null }
   | { call: number, op: 'since', id: number, seq: number }
   | { call: number, op: 'advance', id: number, duration: string }
   | { call: number, op: 'change', id: number, path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string }
@@ -32,7 +32,7 @@ function siteOf (id: number): RunningSite {
 async function handle (m: HostCall): Promise<unknown> {
   switch (m.op) {
     case 'start': {
-      const site = await startSiteInProcess(m.site, m.seed)
+      const site = await startSiteInProcess(m.site, m.seed, m.timing)
       const id = nextId++
       sites.set(id, site)
       return { id, url: site.url, origins: site.origins, advancedMs: site.advancedMs() }

@@ -4,7 +4,9 @@ import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { JournalEntry } from './journal.js'
 import { httpDate } from './http-date.js'
-import { latenessBound } from './loop-lateness.js'
+import { latenessBound, nextOrder, noteArrival, noteEnd, precisionWanted } from './loop-lateness.js'
+import { parseRetryAfter } from '../common/retry-after.js'
+import { parseHttpDate } from '../common/http-date.js'
 import { originNow, type OriginContext } from './site-state.js'
 
 declare module 'fastify' {
@@ -18,7 +20,12 @@ declare module 'fastify' {
 export const ADMIN_PREFIX = '/_webkrab/'
 
 const kConnectionId = Symbol('webkrab.connectionId')
-type TaggedSocket = Socket & { [kConnectionId]?: number }
+const kPeerEnded = Symbol('webkrab.peerEnded')
+type TaggedSocket = Socket & { [kConnectionId]?: number, [kPeerEnded]?: boolean }
+
+function peerEnded (this: TaggedSocket): void {
+  this[kPeerEnded] = true
+}
 type CountedResponse = ServerResponse & { _header?: string | null, _hasBody?: boolean, isLightMyRequest?: boolean }
 
 function byteLength (chunk: unknown, encoding?: unknown): number {
@@ -77,6 +84,14 @@ function iso (ms: number): string {
   return isoText
 }
 
+/** The wait a response's Retry-After asks for, in ms, or null. */
+function retryAfterMs (value: unknown, date: unknown, nowMs: number): number | null {
+  if (typeof value !== 'string') return null
+  const dateMs = typeof date === 'string' ? parseHttpDate(date, nowMs) : null
+  const parsed = parseRetryAfter(value, dateMs, nowMs)
+  return parsed.kind === 'delay' || parsed.kind === 'date' ? parsed.delayMs : null
+}
+
 /**
  * Records every request of an origin in the site's journal: at arrival (onRequest),
  * then completed when the response closes, with status, headers sent, header and body
@@ -104,7 +119,12 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
     let connectionId = socket?.[kConnectionId]
     if (connectionId === undefined) {
       connectionId = state.nextConnectionId()
-      if (socket !== null) socket[kConnectionId] = connectionId
+      if (socket !== null) {
+        socket[kConnectionId] = connectionId
+        // the client closed its side (or reset the connection): an event read off the socket
+        socket.once('end', peerEnded)
+        socket.on('error', peerEnded)
+      }
     }
     const q = target.indexOf('?')
     const now = performance.now()
@@ -122,6 +142,8 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       completedMs: null,
       arrivedLateMs: latenessBound(now),
       completedLateMs: null,
+      arrivedOrder: nextOrder(),
+      completedOrder: null,
       arrivedAt: iso(clock.now()),
       completedAt: null,
       status: null,
@@ -133,6 +155,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       renderMs: 0
     })
     request.journalEntry = entry
+    noteArrival()
     const res = reply.raw as CountedResponse
     const injected = res.isLightMyRequest === true
     const startBytes = injected || socket === null ? 0 : socket.bytesWritten
@@ -142,6 +165,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       const ended = performance.now()
       entry.completedMs = ended
       entry.completedLateMs = latenessBound(ended)
+      entry.completedOrder = nextOrder()
       entry.completedAt = iso(clock.now())
       const sent = res.headersSent
       entry.status = sent ? res.statusCode : null
@@ -153,7 +177,9 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       }
       // finished: every byte went to the connection; inject() only knows end() was called
       entry.cut = !(injected ? res.writableEnded : res.writableFinished)
+      if (entry.cut && socket?.[kPeerEnded] === true) entry.endedByClient = true
       journal.complete(entry)
+      if (precisionWanted()) noteEnd(retryAfterMs(entry.responseHeaders['retry-after'], entry.responseHeaders.date, originNow(ctx)))
     })
     done()
   })

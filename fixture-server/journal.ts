@@ -28,6 +28,15 @@ export interface JournalEntry {
    */
   arrivedLateMs?: number | null
   completedLateMs?: number | null
+  /**
+   * Where the arrival and the end fall in the order the site's event loop saw
+   * events in (one count for all of its origins), and whether the end was the client
+   * closing its connection before the response was done (an event read off the
+   * socket, like an arrival, so its place in that order is when it happened).
+   */
+  arrivedOrder?: number
+  completedOrder?: number | null
+  endedByClient?: boolean
   /** Site time, ISO. */
   arrivedAt: string
   completedAt: string | null

@@ -317,9 +317,18 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
         ...shellEnv(req),
         ...(faketime !== null && (req.clockOffsetMs ?? 0) !== 0 ? faketimeEnv(faketime, req.clockOffsetMs ?? 0, process.env) : {})
       }
-      // The timeout bounds each run of the command (each URL's, with {url}).
+      // The timeout bounds the step: with {url}, every run of the command shares it, so a crawler
+      // that hangs on each URL costs the step's timeout once, not once per URL; a run whose turn
+      // comes after it is not started
+      const deadline = performance.now() + req.timeoutMs
       const runs = perUrl
-        ? await runPerUrl(req.urls, given.options, async url => await runShell(renderTemplate(opts.command, req, url), { ...env, WEBKRAB_URL: url }, cwd, req.timeoutMs, url))
+        ? await runPerUrl(req.urls, given.options, async url => {
+          const left = Math.floor(deadline - performance.now())
+          const command = renderTemplate(opts.command, req, url)
+          if (left <= 0) return { command, url, exitCode: null, timedOut: true, error: `not run: the step's ${req.timeoutMs} ms had passed before its turn`, stdout: '', stderr: '', durationMs: 0 }
+          const r = await runShell(command, { ...env, WEBKRAB_URL: url }, cwd, left, url)
+          return r.timedOut ? { ...r, error: `did not finish within the step's ${req.timeoutMs} ms and was killed` } : r
+        })
         : [await runShell(renderTemplate(opts.command, req, null), env, cwd, req.timeoutMs, null)]
       const worst = runs.find(r => r.error !== null) ?? runs.find(r => r.exitCode !== 0) ?? runs[runs.length - 1]
       return {

@@ -83,7 +83,7 @@ export function stoppedIn (ctx: Pick<GradeContext, 'runs'>, steps: number[] | nu
   const killed = (run.commands ?? []).filter(c => c.timedOut)
   const urls = killed.map(c => c.url).filter((u): u is string => u !== null)
   const which = urls.length === 0 ? 'the crawler was' : `the crawler's run for ${urls.slice(0, 2).map(u => { try { return new URL(u).pathname } catch { return u } }).join(', ')}${urls.length > 2 ? ` (and ${urls.length - 2} more)` : ''} was`
-  return `${which} stopped at step ${run.n}'s timeout (${formatMs(killed[0]?.durationMs ?? run.durationMs)})`
+  return `${which} stopped at step ${run.n}'s timeout (${formatMs(killed.length > 0 ? Math.max(...killed.map(c => c.durationMs)) : run.durationMs)})`
 }
 
 /** The steps a selector looks at, or null for all of them. */

@@ -96,3 +96,16 @@ t.test('duration: a response time within its stamps\' uncertainty of the limit i
   t.match(checkDuration({ step: 1, at_most: '5s' }, stepLate), { status: 'untested', untimed: true, message: /may have been 4.98 s to 5.02 s/ }, 'the harness noted the step\'s end up to 40 ms late')
   t.equal(checkDuration({ step: 1, at_most: '5s' }, { ...stepLate, runs: [{ ...stepLate.runs[0], endedLateMs: 10 }] }).status, 'fail')
 })
+
+t.test('concurrency: a request read after another\'s client closed its connection came after it, however close their stamps', async t => {
+  // the crawler gave up on a hung request (closing its connection) and sent the next one at once:
+  // the two stamps are 0.2 ms apart, each up to 2 ms late, but the loop read the close first
+  const hung = seen({ path: '/hang', arrivedMs: 0, completedMs: 300, completedLateMs: 2, cut: true, endedByClient: true, arrivedOrder: 1, completedOrder: 3 })
+  const other = seen({ path: '/hang', arrivedMs: 1, completedMs: 400, arrivedOrder: 2, completedOrder: 6, cut: true, endedByClient: true })
+  const next = seen({ path: '/hang', arrivedMs: 300.2, completedMs: 600, arrivedLateMs: 2, arrivedOrder: 4, completedOrder: 7 })
+  t.match(checkConcurrency({ at_most: 2 }, ctx([hung, other, next])), { status: 'pass' }, 'read after the close: never three at once')
+  const readFirst = { ...next, arrivedOrder: 2.5 }
+  t.match(checkConcurrency({ at_most: 2 }, ctx([hung, { ...other, arrivedOrder: 2 }, readFirst])), { status: 'untested', untimed: true }, 'read before the close: it may have come while the hung one was still open')
+  const serverEnded = { ...hung, endedByClient: undefined }
+  t.match(checkConcurrency({ at_most: 2 }, ctx([serverEnded, other, next])), { status: 'untested', untimed: true }, 'an end the server made (its own write) is no evidence of order: the next request may have been waiting to be read')
+})
