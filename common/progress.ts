@@ -15,6 +15,8 @@ export interface ProgressState {
   bytes?: number
   /** Units of work that ended badly so far (failing scenarios). */
   failing?: number
+  /** Units of work not started yet (scenarios waiting for a slot or for the scenarios they depend on). */
+  waiting?: number
   /** What was last started or finished, shown at the end of the line. */
   current?: string
 }
@@ -39,6 +41,8 @@ export interface ProgressOptions {
   env?: NodeJS.ProcessEnv
   /** Least time between two redraws (default 100 ms). */
   intervalMs?: number
+  /** What work in flight is called on the line (default `in flight`: `3 in flight`; the suite says `running`). */
+  inFlightWord?: string
   /** The clock used to throttle (default performance.now). */
   now?: () => number
 }
@@ -64,7 +68,7 @@ export function progressEnabled (stream: ProgressStream, env: NodeJS.ProcessEnv,
 }
 
 /** `crawl [######------] 12/40 done, ETA 1 min 05 s, 3 in flight, 1 deferred, 1.2 MB`, cut to `width` columns. */
-export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80, unit = 'done', etaMs: number | null = null): string {
+export function formatProgressLine (label: string, state: ProgressState, total: number | undefined, width = 80, unit = 'done', etaMs: number | null = null, inFlightWord = 'in flight'): string {
   const parts: string[] = []
   if (total !== undefined && total > 0) {
     const share = Math.min(1, Math.max(0, state.done / total))
@@ -75,7 +79,8 @@ export function formatProgressLine (label: string, state: ProgressState, total: 
   } else {
     parts.push(`${label} ${state.done} ${unit}`)
   }
-  if (state.inFlight !== undefined) parts.push(`${state.inFlight} in flight`)
+  if (state.inFlight !== undefined) parts.push(`${state.inFlight} ${inFlightWord}`)
+  if (state.waiting !== undefined) parts.push(`${state.waiting} waiting`)
   if (state.deferred !== undefined && state.deferred > 0) parts.push(`${state.deferred} deferred`)
   if (state.failing !== undefined && state.failing > 0) parts.push(`${state.failing} failing`)
   if (state.bytes !== undefined) parts.push(formatBytes(state.bytes))
@@ -113,7 +118,7 @@ export function createProgress (options: ProgressOptions): Progress {
     lastDraw = now()
     drawn = true
     const eta = estimateRemainingMs(state.done, options.total, lastDraw - startedAt)
-    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, widthOf(options.stream), options.unit, eta))
+    options.stream.write(CLEAR_LINE + formatProgressLine(options.label, state, options.total, widthOf(options.stream), options.unit, eta, options.inFlightWord))
   }
 
   return {

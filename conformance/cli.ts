@@ -164,7 +164,7 @@ export async function runConformance (options: ConformanceOptions, io: Conforman
       jobs,
       ...(options.state !== undefined ? { stateDir: resolve(options.state) } : {}),
       ...(options.out !== undefined ? { keepReports: join(resolve(options.out), 'invalid-reports') } : {}),
-      onStart: s => { progress.start(s.id) },
+      onStart: (s, how) => { progress.start(s.id, how?.again === true) },
       onResult: (r, done) => { finished.push(`${r.id} ${r.verdict}`); progress.finish(r, done) }
     })
   } finally {

@@ -5,7 +5,7 @@ import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseDuration } from '../common/units.js'
 import { type CommandRun, type CrawlerAdapter, type StepOutcome, type StepRequest } from './adapters/adapter-types.js'
-import type { GradeContext, StepRun } from './checks/check-types.js'
+import { formatMs, type GradeContext, type StepRun } from './checks/check-types.js'
 import { resolveUrl } from './checks/report-values.js'
 import { gradeAssertions, verdictOf, type AssertionResult, type ProfileMode, type Verdict } from './grade-scenario.js'
 import { toldOf } from './untold.js'
@@ -365,16 +365,30 @@ function bytesOf (seen: Seen[]): number {
 }
 
 /** One line per crawl step in which the crawler itself got into trouble, with the last thing it printed and the command it ran. */
+/** How a step ended at its timeout: the crawler killed, or with {url}, how many of its runs were killed and how many never started. */
+function timeoutLine (r: StepRun): string {
+  const runs = r.commands ?? []
+  const killed = runs.filter(c => c.timedOut && c.durationMs > 0)
+  const unstarted = runs.filter(c => c.timedOut && c.durationMs === 0)
+  if (runs.length <= 1) return `${r.error ?? 'did not finish in time and was killed'}, after ${formatMs(r.durationMs)}`
+  const parts = [`${killed.length} of its ${runs.length} runs (one per URL) killed at the step's timeout`]
+  if (unstarted.length > 0) parts.push(`${unstarted.length} not started, the timeout having passed before their turn`)
+  return `${parts.join(', ')}, after ${formatMs(r.durationMs)}`
+}
+
 export function crawlerNotes (runs: StepRun[]): string[] {
   const notes: string[] = []
   for (const r of runs) {
     if (r.type !== 'crawl') continue
     const last = lastLine(r)
     const said = last === '' ? '' : `: ${last.slice(0, 200)}`
-    const failing = (r.commands ?? []).filter(c => c.error !== null || c.exitCode !== 0)
+    // a kill at the step's timeout is the crawler's timeout: said on a line of its own, before anything else
+    if (r.timedOut) notes.push(`step ${r.n}: the crawler timed out: ${timeoutLine(r)}`)
+    const failing = (r.commands ?? []).filter(c => (c.error !== null || c.exitCode !== 0) && !c.timedOut)
     if (failing.length > 1) {
       notes.push(`step ${r.n}: ${failing.length} of ${r.commands?.length ?? 0} runs of the crawler failed (${failing.slice(0, 3).map(c => `${c.url ?? 'run'}: ${c.error ?? `exit ${String(c.exitCode)}`}`).join('; ')})${said}`)
-    } else if (r.error !== null) notes.push(`step ${r.n}: the crawler ${r.error}${said}`)
+    } else if (failing.length === 1 && r.timedOut) notes.push(`step ${r.n}: the crawler's run for ${failing[0].url ?? 'the step'} ${failing[0].error ?? `exited ${String(failing[0].exitCode)}`}`)
+    else if (r.error !== null && !r.timedOut) notes.push(`step ${r.n}: the crawler ${r.error}${said}`)
     else if (r.exitCode !== null && r.exitCode !== 0) notes.push(`step ${r.n}: the crawler exited ${r.exitCode}${said}`)
     if (r.reportError !== null) notes.push(`step ${r.n}: ${r.reportError}`)
   }

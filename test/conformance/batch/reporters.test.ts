@@ -154,7 +154,7 @@ t.test('the HTML scorecard lists every scenario with its verdict and escapes wha
   t.notMatch(html, /<g class="stack" data-label="validators"[^>]*>(?:(?!<\/g>)[\s\S])*?data-segment="fail"/, 'validators has no unexpected fail to draw')
 })
 
-t.test('the suite\'s progress line counts scenarios done, running and failing, and the bytes the sites sent, on a terminal only', async t => {
+t.test('the suite\'s progress line counts scenarios done, running, waiting and failing, and the bytes the sites sent, on a terminal only', async t => {
   const written: string[] = []
   const stream = (isTTY: boolean): { isTTY: boolean, columns: number, write: (s: string) => boolean } => ({ isTTY, columns: 120, write: (s: string) => { written.push(s); return true } })
   const piped = suiteProgress(stream(false), 2, { env: {} })
@@ -169,24 +169,29 @@ t.test('the suite\'s progress line counts scenarios done, running and failing, a
   const bar = suiteProgress(stream(true), 2, { env: {} })
   bar.start('caching-b')
   bar.start('caching-a')
-  t.equal(written.at(-1), '\r\u001b[Kconformance [--------------------] 0/2 done, 1 in flight · caching-b', 'the first redraw shows what is running')
+  t.equal(written.at(-1), '\r\u001b[Kconformance [--------------------] 0/2 done, 1 running, 1 waiting · caching-b', 'the first redraw shows what is running')
   bar.end()
   // no throttling, so every update draws
   const last = suiteProgress(stream(true), 2, { env: {}, intervalMs: 0 })
   written.length = 0
   last.start('caching-b')
   last.start('caching-a')
-  t.match(written.at(-1), /0\/2 done, 2 in flight · caching-a$/)
+  t.match(written.at(-1), /0\/2 done, 2 running, 0 waiting · caching-a$/)
   last.finish(scenarios[1], 1)
-  t.match(written.at(-1), /\[#{10}-{10}\] 1\/2 done, 1 in flight, 1 failing, 1\.5 kB · caching-b$/)
+  t.match(written.at(-1), /\[#{10}-{10}\] 1\/2 done, 1 running, 0 waiting, 1 failing, 1\.5 kB · caching-b$/)
   last.finish(scenarios[0], 2)
-  t.equal(written.at(-1), '\r\u001b[Kconformance [####################] 2/2 done, 0 in flight, 1 failing, 3.0 kB · caching-a')
+  t.equal(written.at(-1), '\r\u001b[Kconformance [####################] 2/2 done, 0 running, 0 waiting, 1 failing, 3.0 kB · caching-a')
+  // a scenario timed again alone at the end says so, and its second verdict replaces its first in the failing count
+  last.start('caching-b', true)
+  t.match(written.at(-1), /2\/2 done, 1 running, 0 waiting, 1 failing, 3\.0 kB · caching-b \(timed again, alone\)$/)
+  last.finish({ ...scenarios[1], verdict: 'pass' }, 2)
+  t.match(written.at(-1), /2\/2 done, 0 running, 0 waiting, [\d.]+ kB · caching-b$/, 'no longer failing')
   last.end()
   t.equal(written.at(-1), '\r\u001b[K', 'the line is erased at the end')
   // a pseudo-terminal that reports no size (script, docker -t) gets the usual 80 columns, not a 10-column stub
   const sizeless = suiteProgress({ isTTY: true, columns: 0, write: (s: string) => { written.push(s); return true } }, 2, { env: {}, intervalMs: 0 })
   sizeless.start('caching-b')
-  t.equal(written.at(-1), '\r\u001b[Kconformance [--------------------] 0/2 done, 1 in flight · caching-b')
+  t.equal(written.at(-1), '\r\u001b[Kconformance [--------------------] 0/2 done, 1 running, 1 waiting · caching-b')
   sizeless.end()
 })
 
