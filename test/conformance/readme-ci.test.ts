@@ -14,8 +14,8 @@ interface Step { run?: string, uses?: string }
 interface Workflow { jobs: { grade: { strategy: { matrix: { shard: number[] } }, steps: Step[] }, scorecard: { needs: string, steps: Step[] } } }
 
 function workflow (): Workflow {
-  const md = readFileSync(fromRoot('README.md'), 'utf8')
-  const at = md.indexOf('### In CI: shards, a merged scorecard, JUnit')
+  const md = readFileSync(fromRoot('docs', 'conformance.md'), 'utf8')
+  const at = md.indexOf('## In CI: shards, a merged scorecard, JUnit')
   const start = md.indexOf('```yaml', at) + '```yaml'.length
   return parse(md.slice(start, md.indexOf('```', start))) as Workflow
 }

@@ -26,8 +26,8 @@ function parseDockerfile (text: string): Instruction[] {
 const execForm = (args: string): string[] => JSON.parse(args) as string[]
 
 const dockerfile = parseDockerfile(readFileSync(fromRoot('Dockerfile'), 'utf8'))
-const readme = readFileSync(fromRoot('README.md'), 'utf8')
-const section = readme.slice(readme.indexOf('#### The fixture site in a container'), readme.indexOf('### The catalogue'))
+const readme = readFileSync(fromRoot('docs', 'fixture-site.md'), 'utf8')
+const section = readme.slice(readme.indexOf('## The fixture site in a container'), readme.indexOf('## The catalogue'))
 const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { bin: Record<string, string>, scripts: Record<string, string>, engines: { node: string }, dependencies: Record<string, string> }
 
 t.test('the Dockerfile builds on node:20-slim with the commands the README documents', async t => {

@@ -216,14 +216,14 @@ t.test('a hostile path with an unknown variant is a 400 naming the parameter, a 
   }
 })
 
-t.test('the index page and the README catalogue table list every hostile path', async t => {
+t.test('the index page and the catalogue table of docs/fixture-site.md list every hostile path', async t => {
   const index = await (await fetch(`${site.url}/`)).text()
-  const readme = readFileSync(fromRoot('README.md'), 'utf8')
+  const readme = readFileSync(fromRoot('docs', 'fixture-site.md'), 'utf8')
   const hostile = CATALOGUE.filter(e => e.path.startsWith('/hostile/'))
   t.ok(hostile.length >= 15)
   for (const e of hostile) {
     t.ok(index.includes(`href="${e.href}"`), `${e.href} is linked from /`)
-    t.ok(readme.includes(`\`${e.path.split(/[?|]/)[0]}`), `${e.path} is in the README table`)
+    t.ok(readme.includes(`\`${e.path.split(/[?|]/)[0]}`), `${e.path} is in the catalogue table`)
   }
 })
 

@@ -7,8 +7,8 @@ import { fromRoot } from '../../common/paths.js'
 // README.md's "From your own tests" examples, run as a user would: from a project of their
 // own where webkrab is installed (node_modules/webkrab), with node:test and with tap.
 
-const readme = readFileSync(fromRoot('README.md'), 'utf8')
-const section = readme.slice(readme.indexOf('### From your own tests'), readme.indexOf('## The reference crawler'))
+const readme = readFileSync(fromRoot('docs', 'fixture-site.md'), 'utf8')
+const section = readme.slice(readme.indexOf('## From your own tests'))
 const examples = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map(m => m[1])
 
 function project (dir: string): void {

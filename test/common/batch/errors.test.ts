@@ -3,21 +3,21 @@ import { readFileSync } from 'node:fs'
 import { errors, WebkrabError } from '../../../common/errors.js'
 import { fromRoot } from '../../../common/paths.js'
 
-const readme = readFileSync(fromRoot('README.md'), 'utf8')
+const readme = readFileSync(fromRoot('docs', 'errors.md'), 'utf8')
 
-t.test('every error code is documented in the README error table, with its kind and exit code', async t => {
+t.test('every error code is documented in the error table of docs/errors.md, with its kind and exit code', async t => {
   for (const [code, factory] of Object.entries(errors)) {
     const row = new RegExp('^\\|\\s*`' + code + '`\\s*\\|\\s*(\\w+)\\s*\\|\\s*(\\d+)\\s*\\|\\s*\\S', 'm').exec(readme)
     if (row === null) {
       t.fail(`${code} is listed`)
       continue
     }
-    t.equal(row[1], factory.spec.kind, `${code}: the README gives its kind`)
-    t.equal(Number(row[2]), factory.spec.exitCode, `${code}: the README gives its exit code`)
+    t.equal(row[1], factory.spec.kind, `${code}: docs/errors.md gives its kind`)
+    t.equal(Number(row[2]), factory.spec.exitCode, `${code}: docs/errors.md gives its exit code`)
   }
 })
 
-t.test('the README lists no error code the registry lacks', async t => {
+t.test('docs/errors.md lists no error code the registry lacks', async t => {
   const listed = [...readme.matchAll(/`(WEBKRAB_ERR_[A-Z_]+)`/g)].map(m => m[1])
   for (const code of listed) t.ok(code in errors, `${code} exists in common/errors.ts`)
 })

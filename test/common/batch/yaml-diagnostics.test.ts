@@ -150,8 +150,8 @@ t.test('every schema\'s $id resolves to its own file, which the package ships', 
   }
 })
 
-t.test('the README shows the yaml-language-server line for each file kind, and each names a schema the package ships', async t => {
-  const readme = readFileSync(fromRoot('README.md'), 'utf8')
+t.test('docs/conformance.md shows the yaml-language-server line for each file kind, and each names a schema the package ships', async t => {
+  const readme = readFileSync(fromRoot('docs', 'conformance.md'), 'utf8')
   const lines = [...readme.matchAll(/# yaml-language-server: \$schema=(\S+)/g)].map(m => m[1])
   const kinds = ['site.schema.json', 'scenario.schema.json', 'adapter.schema.json']
   for (const kind of kinds) t.ok(lines.some(l => l.endsWith(`/${kind}`)), `a line for ${kind}`)

@@ -5,17 +5,17 @@ import { fromRoot } from '../../../common/paths.js'
 import { findScenarioFiles, SCENARIOS_DIR } from '../../../conformance/load-scenarios.js'
 import { CATALOGUE } from '../../../fixture-server/catalogue.js'
 
-// The README's table of behaviour families (Working on WebKrab) is how a newcomer goes from a
+// CONTRIBUTING.md's table of behaviour families is how a newcomer goes from a
 // behaviour's name to its routes, plugin, decision and scenarios; these tests keep it true.
 
 interface Family { name: string, routes: string[], plugins: string[], modules: string[] }
 
-const HEADING = '### Behaviour families: one name from route to scorecard'
+const HEADING = '## Behaviour families: one name from route to scorecard'
 
 function section (): string {
-  const md = readFileSync(fromRoot('README.md'), 'utf8')
+  const md = readFileSync(fromRoot('CONTRIBUTING.md'), 'utf8')
   const start = md.indexOf(HEADING)
-  if (start < 0) throw new Error(`README.md has no section "${HEADING}"`)
+  if (start < 0) throw new Error(`CONTRIBUTING.md has no section "${HEADING}"`)
   const next = md.indexOf('\n#', start + HEADING.length)
   return md.slice(start, next < 0 ? md.length : next)
 }
@@ -43,7 +43,7 @@ function filesNamed (root: string, pattern: string): string[] {
 const folders = (): string[] => readdirSync(SCENARIOS_DIR).filter(f => statSync(join(SCENARIOS_DIR, f)).isDirectory()).sort()
 const tsFiles = (dir: string): string[] => readdirSync(dir).filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts')).sort()
 
-t.test('every scenario folder is a family of the README\'s table, and every family of the table is a scenario folder', async t => {
+t.test('every scenario folder is a family of CONTRIBUTING.md\'s table, and every family of the table is a scenario folder', async t => {
   const named = families().map(f => f.name)
   t.ok(named.length > 0, 'the table has rows')
   t.same([...named].sort(), folders())

@@ -6,8 +6,8 @@ import { buildFixtureSite, parseSiteYaml, type FixtureSite, type RouteDefinition
 // The site files of README.md's "Site files" section, as a reader would copy them: each must
 // parse, serve every route it declares, and do what the text beside it says.
 
-const readme = readFileSync(fromRoot('README.md'), 'utf8')
-const section = readme.slice(readme.indexOf('### Site files'), readme.indexOf('### From your own tests'))
+const readme = readFileSync(fromRoot('docs', 'site-files.md'), 'utf8')
+const section = readme
 const blocks = [...section.matchAll(/```yaml\n([\s\S]*?)```/g)].map(m => m[1])
 
 /** A site per README example, keyed by every route path it declares. */

@@ -74,8 +74,8 @@ t.test('robots: belongs to an origin or the single-origin site, nowhere else', a
 })
 
 t.test('the site file of README.md\'s robots.txt section parses and serves what its comments say', async t => {
-  const readme = readFileSync(fromRoot('README.md'), 'utf8')
-  const section = readme.slice(readme.indexOf('### robots.txt'), readme.indexOf('### Admin paths'))
+  const readme = readFileSync(fromRoot('docs', 'fixture-site.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('## robots.txt'), readme.indexOf('## Admin paths'))
   const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1]
   if (yaml === undefined) throw new Error('README.md\'s robots.txt section has no site file')
   const site = buildFixtureSite(parseSiteYaml(yaml, 'README.md robots.txt'))
