@@ -1,5 +1,6 @@
 import type { Economy } from '../bench/economy.js'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.js'
@@ -8,6 +9,7 @@ import { dependencyHolds, failsRequirement, verdictOf, VERDICTS, type ProfileMod
 import { formatMs } from './checks/check-types.js'
 import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
 import { ruleIndex, type RuleIndex } from './rules.js'
+import { cpuGate, type CpuGate } from './cpu-gate.js'
 import { SCORES, type Level, type Scenario, type Score } from './scenario-types.js'
 
 export interface SuiteOptions {
@@ -23,6 +25,8 @@ export interface SuiteOptions {
   keepReports?: string
   /** A scenario starts; `again` when it is timed a second time with nothing beside it. */
   onStart?: (scenario: Scenario, how?: { again: boolean }) => void
+  /** Whether the machine has room for another scenario past one per core (cpu-gate.ts); false: only --jobs limits. */
+  gate?: CpuGate | false
   onResult?: (result: ScenarioResult, done: number, total: number) => void
 }
 
@@ -251,13 +255,21 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   }
 
   const stopped = aborted(options.signal)
+  // past one scenario per core, another starts only while the machine has room (cpu-gate.ts)
+  const gate = options.gate === false ? null : options.gate ?? cpuGate()
+  const room = (): boolean => gate === null || gate.mayStart(running.size)
   // a scenario that says it must run alone has nothing beside it
   let alone = false
   try {
     while (pending.length > 0 || running.size > 0) {
       let progressed = false
+      let heldBack = false
       if (options.signal?.aborted === true) break
       for (let i = 0; i < pending.length && running.size < jobs && !alone; i++) {
+        if (!room()) {
+          heldBack = true
+          break
+        }
         const s = pending[i]
         const deps = s.depends_on.filter(d => selected.has(d))
         if (!deps.every(d => results.has(d))) continue
@@ -276,8 +288,9 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         if (timed) alone = true
         const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports }).then(finish).finally(() => { running.delete(p); if (timed) alone = false })
         running.add(p)
+        gate?.started(running.size)
       }
-      if (running.size > 0) await Promise.race([...running, stopped])
+      if (running.size > 0) await Promise.race([...running, stopped, ...(heldBack && gate !== null ? [sleep(gate.sampleMs)] : [])])
       else if (!progressed && pending.length > 0) {
         // Unreachable after loadScenarios' cycle check; kept so a cycle can never hang the run.
         for (const s of pending.splice(0)) finish({ ...skeleton(s), verdict: 'harness-fail', message: 'its dependencies could not be ordered' })
@@ -312,6 +325,7 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
       }
     }
   } finally {
+    if (options.gate === undefined) gate?.stop()
     if (options.stateDir === undefined) rmSync(stateRoot, { recursive: true, force: true })
   }
 

@@ -92,6 +92,20 @@ t.test('a report the crawler writes that is not a fetch report fails the report 
   t.match(result.notes.join('\n'), /step 1: .*report-1\.json/)
 })
 
+t.test('runs once per URL share the step\'s timeout: a crawler that hangs on every URL costs it once, and runs whose turn comes after it are not started', { skip: NO_TOOLS }, async t => {
+  const adapter = commandAdapter({ command: 'sleep 30 # {url}' })
+  const urls = [1, 2, 3, 4].map(n => `http://127.0.0.1:1/hang?n=${n}`)
+  const started = performance.now()
+  const outcome = await adapter.crawl({ scenarioId: 's', step: 1, urls, headers: {}, options: {}, stateDir: tmpdir(), timeoutMs: 1000 })
+  const took = performance.now() - started
+  t.ok(took < 1900, `the step ended at its timeout (${Math.round(took)} ms), not once per pair of URLs`)
+  t.equal(outcome.timedOut, true)
+  const runs = outcome.commands ?? []
+  t.same(runs.map(r => r.timedOut), [true, true, true, true])
+  t.same(runs.filter(r => r.durationMs > 0).map(r => r.error), ["did not finish within the step's 1000 ms and was killed", "did not finish within the step's 1000 ms and was killed"], 'two ran (two per origin), killed at the step\'s timeout')
+  t.same(runs.filter(r => r.durationMs === 0).map(r => r.error), ["not run: the step's 1000 ms had passed before its turn", "not run: the step's 1000 ms had passed before its turn"], 'the other two never started')
+})
+
 t.test('a command that outlives its timeout is killed with its children', { skip: NO_TOOLS }, async t => {
   const adapter = commandAdapter({ command: 'sleep 30 & sleep 30; echo never', timeoutMs: 300 })
   const started = performance.now()

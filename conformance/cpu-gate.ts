@@ -1,0 +1,65 @@
+import { availableParallelism, cpus } from 'node:os'
+
+/**
+ * Whether the machine has room for one more scenario. Scenarios mostly wait, so
+ * the suite runs more of them than there are cores; but a crawler that computes
+ * (a Python or Node runtime starting for every step, a browser) takes a core
+ * while it runs, and more of those than cores makes each one slower, which a
+ * scenario with a step timeout or a budget would see as the crawler's doing. So up
+ * to one scenario per core always runs; past that, another starts only while the
+ * machine's cores were idle for at least `idleShare` of the last sample, and no
+ * more than one per sample, so the load a start brings is seen before the next.
+ */
+export interface CpuGate {
+  /** Whether a scenario may start now, with `running` already running. */
+  mayStart: (running: number) => boolean
+  /** A scenario started (past the floor of one per core, starts are spaced by a sample). */
+  started: (running: number) => void
+  /** How long until mayStart may answer differently (the next sample), ms. */
+  readonly sampleMs: number
+  stop: () => void
+}
+
+export interface CpuGateOptions {
+  cores?: number
+  sampleMs?: number
+  idleShare?: number
+  /** Reads the machine's cumulative idle and total CPU time (ms); os.cpus() by default. */
+  read?: () => { idle: number, total: number }
+  now?: () => number
+}
+
+function readCpus (): { idle: number, total: number } {
+  let idle = 0
+  let total = 0
+  for (const c of cpus()) {
+    idle += c.times.idle
+    total += c.times.user + c.times.nice + c.times.sys + c.times.irq + c.times.idle
+  }
+  return { idle, total }
+}
+
+export function cpuGate (options: CpuGateOptions = {}): CpuGate {
+  const cores = Math.max(1, options.cores ?? availableParallelism())
+  const sampleMs = options.sampleMs ?? 250
+  const idleShare = options.idleShare ?? 0.35
+  const read = options.read ?? readCpus
+  const now = options.now ?? (() => performance.now())
+  let last = read()
+  // until the first sample is in, the machine is taken as busy: the floor runs meanwhile
+  let idle = 0
+  let lastExtraStart = Number.NEGATIVE_INFINITY
+  const timer = setInterval(() => {
+    const t = read()
+    const total = t.total - last.total
+    idle = total > 0 ? (t.idle - last.idle) / total : idle
+    last = t
+  }, sampleMs)
+  timer.unref()
+  return {
+    sampleMs,
+    mayStart: (running) => running < cores || (idle >= idleShare && now() - lastExtraStart >= sampleMs),
+    started: (running) => { if (running > cores) lastExtraStart = now() },
+    stop: () => { clearInterval(timer) }
+  }
+}

@@ -1,0 +1,29 @@
+import t from 'tap'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { cpuGate } from '../../../conformance/cpu-gate.js'
+
+// Past one scenario per core, another starts only while the machine was idle enough in the last
+// sample, and at most one per sample.
+
+t.test('one scenario per core always starts; past that, only on an idle machine, one per sample', async t => {
+  let idle = 0
+  let total = 0
+  let clock = 0
+  const gate = cpuGate({ cores: 2, sampleMs: 20, idleShare: 0.35, read: () => ({ idle, total }), now: () => clock })
+  t.teardown(() => { gate.stop() })
+  t.ok(gate.mayStart(0) && gate.mayStart(1), 'up to one per core, whatever the load')
+  t.notOk(gate.mayStart(2), 'before the first sample the machine is taken as busy')
+  // a busy sample: 10% idle
+  idle += 10; total += 100
+  await sleep(60)
+  t.notOk(gate.mayStart(2), 'a busy machine: no third')
+  // an idle sample: 80% idle
+  idle += 80; total += 100
+  await sleep(60)
+  clock = 1000
+  t.ok(gate.mayStart(2), 'an idle machine: a third may start')
+  gate.started(3)
+  t.notOk(gate.mayStart(3), 'but not a fourth in the same sample: the third\'s load is not seen yet')
+  clock += 20
+  t.ok(gate.mayStart(3), 'a sample later, the machine still idle: a fourth')
+})
