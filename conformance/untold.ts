@@ -30,7 +30,7 @@ export function untoldWarnings (adapter: CrawlerAdapter, scenarios: Scenario[]):
     }
   }
   const hint = adapter.kind === 'command' && adapter.source === '--crawler'
-    ? ' (add {options} and {headers} to the template, or describe what the crawler takes in an adapter file\'s accepts:)'
+    ? ' (a template hands {options} as webkrab crawl flags, which another crawler rejects: map them to its own flags in an adapter file, as conformance/adapters/wget.yaml does for wget: docs/conformance.md#adapters-grading-your-own-crawler)'
     : ''
   return [...missing.entries()].sort((a, b) => a[0].localeCompare(b[0])).map(([need, ids]) => {
     const list = [...ids].sort()

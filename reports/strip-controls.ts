@@ -10,20 +10,30 @@
 // eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
 
-export function stripControls (text: string): string {
-  return text.replace(CONTROLS, c => {
+export interface StripOptions {
+  /**
+   * `mark`: a line break (LF, CRLF, CR) is shown as ` ↵ ` and a tab as a space, so a
+   * crawler's multi-line output quoted in a one-line message stays readable; every
+   * other control is escaped as usual. Default: escaped like the rest.
+   */
+  lineBreaks?: 'escape' | 'mark'
+}
+
+export function stripControls (text: string, options: StripOptions = {}): string {
+  const marked = options.lineBreaks === 'mark' ? text.replace(/\r\n|\n|\r/g, ' ↵ ').replace(/\t/g, ' ') : text
+  return marked.replace(CONTROLS, c => {
     const code = c.charCodeAt(0)
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
   })
 }
 
 /** A copy of a value (a report, a summary) with stripControls applied to every string in it, keys included. */
-export function withoutControls<T> (value: T): T {
-  if (typeof value === 'string') return stripControls(value) as T
-  if (Array.isArray(value)) return value.map(v => withoutControls(v)) as T
+export function withoutControls<T> (value: T, options: StripOptions = {}): T {
+  if (typeof value === 'string') return stripControls(value, options) as T
+  if (Array.isArray(value)) return value.map(v => withoutControls(v, options)) as T
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[stripControls(k)] = withoutControls(v)
+    for (const [k, v] of Object.entries(value)) out[stripControls(k, options)] = withoutControls(v, options)
     return out as T
   }
   return value

@@ -64,7 +64,7 @@ function cellText (c: CompareCell | null): string {
 
 /** A plain text matrix: scenarios down, crawlers across, with a pass count per crawler. */
 export function renderCompareText (raw: Comparison): string {
-  const cmp = withoutControls(raw)
+  const cmp = withoutControls(raw, { lineBreaks: 'mark' })
   const idWidth = Math.max(8, ...cmp.rows.map(r => r.id.length))
   const widths = cmp.crawlers.map(c => Math.max(c.length, 8))
   const line = (first: string, cells: string[]): string => [first.padEnd(idWidth), ...cells.map((c, i) => c.padEnd(widths[i]))].join('  ').trimEnd()

@@ -48,7 +48,7 @@ export interface ConsoleOptions {
  */
 export function renderConsole (raw: SuiteResult, options: ConsoleOptions): string {
   // every string of the results is data (a scenario's name, what a server sent): no control character reaches the terminal
-  const result = withoutControls(raw)
+  const result = withoutControls(raw, { lineBreaks: 'mark' })
   const c = new Chalk({ level: options.color ? 1 : 0 })
   const lines: string[] = []
   const version = result.crawler.version !== undefined && result.crawler.version !== null ? ` ${result.crawler.version}` : ''

@@ -102,7 +102,7 @@ export function renderHtml (result: SuiteResult): string {
     ...(t.scores === undefined ? [] : (['rfc', 'profile', 'reporting'] as const).map(k => {
       const sc = t.scores[k]
       const graded = sc.pass + sc.fail
-      return { id: `score-${k}`, label: SCORE_NAMES[k], value: graded === 0 ? 'untested' : `${sc.pass} / ${graded}`, raw: sc.pass, tone: sc.fail - sc.expected > 0 ? 'bad' as const : graded > 0 ? 'good' as const : undefined, detail: scoreText(sc) }
+      return { id: `score-${k}`, label: SCORE_NAMES[k], value: graded === 0 ? 'untested' : `${sc.pass} / ${graded}`, raw: sc.pass, tone: sc.fail - sc.expected > 0 ? 'bad' as const : sc.fail > 0 ? 'warn' as const : graded > 0 ? 'good' as const : undefined, detail: scoreText(sc) }
     }))
   ])
   const groups = byConcern(result.scenarios)

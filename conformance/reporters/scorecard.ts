@@ -112,7 +112,7 @@ export function renderScorecardHtml (results: SuiteResult[]): string {
   const stats = statTiles(results.map((r, i) => {
     const rfc = r.totals.scores?.rfc
     const graded = rfc === undefined ? 0 : rfc.pass + rfc.fail
-    return { id: `crawler-${i}`, label: crawlerLabel(r), value: graded === 0 ? 'untested' : `${rfc?.pass ?? 0}/${graded} RFC`, raw: rfc?.pass ?? 0, tone: (rfc?.fail ?? 0) - (rfc?.expected ?? 0) > 0 ? 'bad' as const : graded > 0 ? 'good' as const : undefined, detail: `${r.totals.byVerdict.pass}/${r.totals.scenarios} scenarios pass` }
+    return { id: `crawler-${i}`, label: crawlerLabel(r), value: graded === 0 ? 'untested' : `${rfc?.pass ?? 0}/${graded} RFC`, raw: rfc?.pass ?? 0, tone: (rfc?.fail ?? 0) - (rfc?.expected ?? 0) > 0 ? 'bad' as const : (rfc?.fail ?? 0) > 0 ? 'warn' as const : graded > 0 ? 'good' as const : undefined, detail: `${r.totals.byVerdict.pass}/${r.totals.scenarios} scenarios pass` }
   }))
   return renderPage({
     title: 'WebKrab crawler scorecard',
@@ -128,7 +128,7 @@ export function renderScorecardHtml (results: SuiteResult[]): string {
 
 /** The same scorecard as text: totals per crawler, then passes per concern. */
 export function renderScorecardText (raw: SuiteResult[]): string {
-  const results = withoutControls(raw)
+  const results = withoutControls(raw, { lineBreaks: 'mark' })
   const out: string[] = ['WebKrab crawler scorecard', '']
   for (const r of results) {
     out.push(`${crawlerLabel(r)}: ${r.totals.byVerdict.pass}/${r.totals.scenarios} scenarios pass, ${r.totals.expectedFailures} known failures`)

@@ -11,6 +11,7 @@ import { renderJson } from '../../../conformance/reporters/json.js'
 import { renderJunit } from '../../../conformance/reporters/junit.js'
 import { renderTap } from '../../../conformance/reporters/tap.js'
 import { suiteProgress } from '../../../conformance/reporters/progress.js'
+import { renderScorecardHtml } from '../../../conformance/reporters/scorecard.js'
 import type { Verdict } from '../../../conformance/grade-scenario.js'
 import type { ScenarioResult } from '../../../conformance/run-scenario.js'
 import { totalsOf, type SuiteResult } from '../../../conformance/run-suite.js'
@@ -269,4 +270,18 @@ t.test('results written before rules had ids still render, with ids and without 
   t.doesNotThrow(() => renderHtml(old))
   t.doesNotThrow(() => renderJunit(old))
   t.match(renderConsole(old, { color: false }), /etag \[must\]: request 2[^\n]*\n {8}reason: WebKrab rule conditional-sends-stored-validator: the stored tag goes back\n/)
+})
+
+t.test('a score tile is green only when nothing in it failed: known failures make it amber, unlisted ones red', async t => {
+  const tile = (html: string, id: string): string => (new RegExp(`<div class="([^"]*)" id="stat-${id}"`).exec(html) ?? [])[1] ?? ''
+  const listed = scenario('validators-d', 'validators', 'fail', { expected: 'curl keeps no Last-Modified' })
+  const onlyKnown = [{ ...listed, assertions: listed.assertions.map(a => ({ ...a, expected: 'curl keeps no Last-Modified' })) }, scenario('caching-a', 'caching', 'pass')]
+  const known: SuiteResult = { ...suite, scenarios: onlyKnown, totals: totalsOf(onlyKnown), exitCode: 0 }
+  t.equal(known.totals.scores.rfc.fail, 1)
+  t.equal(tile(renderHtml(known), 'score-rfc'), 'stat warn', 'a failed MUST listed as known is still a failure: amber, not green')
+  t.equal(tile(renderHtml(suite), 'score-rfc'), 'stat bad', 'an unlisted failure: red')
+  const clean = [scenario('caching-a', 'caching', 'pass')]
+  const none: SuiteResult = { ...suite, scenarios: clean, totals: totalsOf(clean), exitCode: 0 }
+  t.equal(tile(renderHtml(none), 'score-profile'), 'stat good')
+  t.match(renderScorecardHtml([known]), /<div class="stat warn" id="stat-crawler-0"/, 'the scorecard\'s tile of the crawler says the same')
 })

@@ -46,3 +46,7 @@ t.test('stripControls keeps every printable character, and makes every C0 and C1
   t.equal(stripControls('café ✓ | * _'), 'café ✓ | * _')
   t.equal(stripControls('a\nb\tc\u0000\u007f\u0085'), 'a\\x0ab\\x09c\\x00\\x7f\\x85')
 })
+
+t.test('a quoted crawler\'s output keeps its line breaks readable where a one-line message quotes it, and still escapes the rest', async t => {
+  t.equal(stripControls('usage: crawler URL\r\n  --help\tshow this\n\u001b[2Jgone', { lineBreaks: 'mark' }), 'usage: crawler URL ↵   --help show this ↵ \\x1b[2Jgone')
+})
