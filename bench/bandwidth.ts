@@ -221,14 +221,14 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
         await site.close()
       }
     }
-    for (const [i, adapter] of crawlers.entries()) {
-      ways.push(await runCrawlerWay(adapter, clocks[i], {
-        o, definition, pageOf, journalSize: hooks.crawlerJournalSize ?? journalSize, perDay, fullHeaders, truth, onDay: hooks.onDay,
-        handed: o.visits === 'plan' ? planned : roundRobin,
-        paths: pages.map(p => p.path),
-        stateDir: join(dir, `crawler-${i}`)
-      }))
-    }
+    // each crawler has a site and a clock of its own, so they run side by side: a slow one
+    // (a crawler that keeps to a transfer rate) costs its own time, not everyone's
+    ways.push(...await Promise.all(crawlers.map(async (adapter, i) => await runCrawlerWay(adapter, clocks[i], {
+      o, definition, pageOf, journalSize: hooks.crawlerJournalSize ?? journalSize, perDay, fullHeaders, truth, onDay: hooks.onDay,
+      handed: o.visits === 'plan' ? planned : roundRobin,
+      paths: pages.map(p => p.path),
+      stateDir: join(dir, `crawler-${i}`)
+    }))))
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

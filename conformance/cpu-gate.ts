@@ -1,4 +1,5 @@
 import { availableParallelism, cpus } from 'node:os'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * Whether the machine has room for one more scenario. Scenarios mostly wait, so
@@ -15,6 +16,14 @@ export interface CpuGate {
   mayStart: (running: number) => boolean
   /** A scenario started (past the floor of one per core, starts are spaced by a sample). */
   started: (running: number) => void
+  /** A scenario ended (a gate shared by several suites counts them all). */
+  finished: () => void
+  /**
+   * Runs `fn` with nothing else running (a gate shared by several suites): no scenario starts
+   * while it waits for the others to end, nor while it runs. Absent: the suite's own pool is all
+   * there is, and it has drained.
+   */
+  exclusive?: <T>(fn: () => Promise<T>) => Promise<T>
   /** How long until mayStart may answer differently (the next sample), ms. */
   readonly sampleMs: number
   stop: () => void
@@ -39,6 +48,38 @@ function readCpus (): { idle: number, total: number } {
   return { idle, total }
 }
 
+/**
+ * One gate for several suites run at once (`npm run scorecard` grades the shipped crawlers side
+ * by side): it counts the scenarios of all of them, so the floor of one per core, the room past
+ * it and the `limit` of scenarios at once are the machine's, not each suite's.
+ */
+export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_INFINITY): CpuGate {
+  let running = 0
+  // exclusive turns asked for and not yet done: while any is, nothing else starts
+  let turns: Promise<unknown> = Promise.resolve()
+  let wanted = 0
+  return {
+    sampleMs: gate.sampleMs,
+    mayStart: () => wanted === 0 && running < limit && gate.mayStart(running),
+    started: () => { running++; gate.started(running) },
+    finished: () => { running = Math.max(0, running - 1) },
+    exclusive: async <T>(fn: () => Promise<T>): Promise<T> => {
+      wanted++
+      const mine = turns.then(async () => {
+        while (running > 0) await sleep(gate.sampleMs)
+        return await fn()
+      })
+      turns = mine.catch(() => {})
+      try {
+        return await mine
+      } finally {
+        wanted--
+      }
+    },
+    stop: () => { gate.stop() }
+  }
+}
+
 export function cpuGate (options: CpuGateOptions = {}): CpuGate {
   const cores = Math.max(1, options.cores ?? availableParallelism())
   const sampleMs = options.sampleMs ?? 250
@@ -60,6 +101,7 @@ export function cpuGate (options: CpuGateOptions = {}): CpuGate {
     sampleMs,
     mayStart: (running) => running < cores || (idle >= idleShare && now() - lastExtraStart >= sampleMs),
     started: (running) => { if (running > cores) lastExtraStart = now() },
+    finished: () => {},
     stop: () => { clearInterval(timer) }
   }
 }

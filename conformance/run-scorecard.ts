@@ -9,7 +9,8 @@ import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
 import { loadResults } from './reporters/compare.js'
 import { renderJson } from './reporters/json.js'
 import { renderScorecardHtml, renderScorecardText } from './reporters/scorecard.js'
-import { runSuite, type SuiteResult } from './run-suite.js'
+import { cpuGate, sharedGate } from './cpu-gate.js'
+import { defaultJobs, runSuite, type SuiteResult } from './run-suite.js'
 
 export const ADAPTERS_DIR = fromRoot('conformance', 'adapters')
 export const RESULTS_DIR = fromRoot('conformance', 'results')
@@ -57,15 +58,31 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
       continue
     }
     ready.push(adapter)
-    if (part === 'economy') continue
-    io.stderr.write(`scorecard: grading ${adapter.name}${adapter.version !== undefined ? ` ${adapter.version}` : ''} on ${scenarios.length} scenarios\n`)
-    const result = await runSuite(scenarios, adapter, { jobs: options.jobs })
-    // the economy it had stays until it is run again
-    const before = existsSync(join(resultsDir, `${adapter.name}.json`)) ? loadResults([join(resultsDir, `${adapter.name}.json`)])[0].economy : undefined
-    writeFileSync(join(resultsDir, `${adapter.name}.json`), renderJson(before === undefined ? result : { ...result, economy: before }))
-    io.stderr.write(`scorecard: ${adapter.name}: ${result.totals.byVerdict.pass}/${result.totals.scenarios} pass, ${result.totals.requiredFailures} unexpected required failures, ${result.totals.unexpectedPasses} unexpected passes\n`)
   }
-  if (part !== 'suite' && ready.length > 0) await writeEconomy(ready, io, resultsDir)
+  const grading = async (): Promise<void> => {
+    if (part === 'economy') return
+    // the crawlers are graded side by side: one gate counts all their scenarios, so the machine, not
+    // each suite, decides how many run at once, and a scenario timed again alone is alone on it
+    const gate = sharedGate(cpuGate(), options.jobs ?? defaultJobs())
+    try {
+      await Promise.all(ready.map(async adapter => {
+        io.stderr.write(`scorecard: grading ${adapter.name}${adapter.version !== undefined ? ` ${adapter.version}` : ''} on ${scenarios.length} scenarios\n`)
+        const result = await runSuite(scenarios, adapter, { ...(options.jobs !== undefined ? { jobs: options.jobs } : {}), gate })
+        // the economy it had stays until it is run again
+        const before = existsSync(join(resultsDir, `${adapter.name}.json`)) ? loadResults([join(resultsDir, `${adapter.name}.json`)])[0].economy : undefined
+        writeFileSync(join(resultsDir, `${adapter.name}.json`), renderJson(before === undefined ? result : { ...result, economy: before }))
+        io.stderr.write(`scorecard: ${adapter.name}: ${result.totals.byVerdict.pass}/${result.totals.scenarios} pass, ${result.totals.requiredFailures} unexpected required failures, ${result.totals.unexpectedPasses} unexpected passes (${(result.durationMs / 1000).toFixed(0)} s)\n`)
+      }))
+    } finally {
+      gate.stop()
+    }
+  }
+  // the economy (a site and clock per crawler, bytes and freshness from its journal, no timing graded)
+  // runs beside the grading: a crawler that keeps to a transfer rate takes minutes there, waiting
+  const economy = async (): Promise<void> => {
+    if (part !== 'suite' && ready.length > 0) await writeEconomy(ready, io, resultsDir)
+  }
+  await Promise.all([grading(), economy()])
   const files = readdirSync(resultsDir).filter(f => f.endsWith('.json')).sort((a, b) => (a === 'reference.json' ? -1 : b === 'reference.json' ? 1 : a.localeCompare(b)))
   const results: SuiteResult[] = loadResults(files.map(f => join(resultsDir, f)))
   const text = renderScorecardText(results)

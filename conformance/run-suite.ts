@@ -286,9 +286,13 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         }
         options.onStart?.(s)
         if (timed) alone = true
-        const p: Promise<void> = runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports }).then(finish).finally(() => { running.delete(p); if (timed) alone = false })
+        const run = async (): Promise<ScenarioResult> => await runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports })
+        // with a gate shared by other suites, alone means alone on the machine: counted once its turn comes
+        const exclusive = timed && gate?.exclusive !== undefined ? gate.exclusive : null
+        const p: Promise<void> = (exclusive !== null ? exclusive(async () => { gate?.started(0); try { return await run() } finally { gate?.finished() } }) : run())
+          .then(finish).finally(() => { running.delete(p); if (exclusive === null) gate?.finished(); if (timed) alone = false })
         running.add(p)
-        gate?.started(running.size)
+        if (exclusive === null) gate?.started(running.size)
       }
       if (running.size > 0) await Promise.race([...running, stopped, ...(heldBack && gate !== null ? [sleep(gate.sampleMs)] : [])])
       else if (!progressed && pending.length > 0) {
@@ -301,7 +305,8 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
       if (options.signal?.aborted === true) break
       const s = selected.get(first.id) as Scenario
       options.onStart?.(s, { again: true })
-      const again = await Promise.race([runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports, again: true }), stopped.then(() => null)])
+      const alone = async (): Promise<ScenarioResult> => await runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports, again: true })
+      const again = await Promise.race([gate?.exclusive !== undefined ? gate.exclusive(alone) : alone(), stopped.then(() => null)])
       if (again === null) break
       const still = again.assertions.filter(a => a.untimed === true).map(a => a.id)
       const noted: ScenarioResult = {

@@ -27,3 +27,27 @@ t.test('one scenario per core always starts; past that, only on an idle machine,
   clock += 20
   t.ok(gate.mayStart(3), 'a sample later, the machine still idle: a fourth')
 })
+
+t.test('a gate shared by several suites counts all their scenarios, and an exclusive turn waits for them to end and holds back every start', async t => {
+  const { sharedGate } = await import('../../../conformance/cpu-gate.js')
+  let idle = 0
+  let total = 0
+  const gate = sharedGate(cpuGate({ cores: 2, sampleMs: 10, idleShare: 0.35, read: () => ({ idle, total }), now: () => performance.now() }))
+  t.teardown(() => { gate.stop() })
+  t.ok(gate.mayStart(0))
+  gate.started(1)
+  gate.started(1)
+  t.notOk(gate.mayStart(0), 'two running in all, whatever one suite counts: the floor of two cores is reached')
+  const order: string[] = []
+  const turn = gate.exclusive?.(async () => { order.push('alone'); return 'done' })
+  await sleep(30)
+  t.same(order, [], 'the exclusive turn waits for the running scenarios to end')
+  idle += 100; total += 100
+  await sleep(30)
+  t.notOk(gate.mayStart(0), 'and nothing else may start while it waits, however idle the machine')
+  gate.finished()
+  gate.finished()
+  t.equal(await turn, 'done')
+  t.same(order, ['alone'])
+  t.ok(gate.mayStart(0), 'after it, starts resume')
+})
