@@ -51,6 +51,8 @@ export interface ConformanceOptions {
   economy?: string
   /** With --scorecard: only these crawlers. */
   only?: string[]
+  /** With --scorecard: your own crawlers too (adapter files or `command:` templates), graded beside the shipped ones, their results kept in the --out folder. */
+  with?: string[]
 }
 
 /**
@@ -130,7 +132,7 @@ export async function runConformance (options: ConformanceOptions, io: Conforman
     const parts: Record<string, 'both' | 'suite' | 'economy'> = { with: 'both', without: 'suite', only: 'economy' }
     const part = parts[options.economy ?? 'with']
     if (part === undefined) throw errors.WEBKRAB_ERR_BAD_FLAG(`--economy must be with, without or only, not "${String(options.economy)}"`)
-    return await runScorecard({ out: resolve(options.out ?? join('reports', 'out', 'scorecard')), part, ...(options.only !== undefined ? { only: options.only } : {}), ...(options.jobs !== undefined ? { jobs: options.jobs } : {}) }, io)
+    return await runScorecard({ out: resolve(options.out ?? join('reports', 'out', 'scorecard')), part, ...(options.only !== undefined ? { only: options.only } : {}), ...(options.with !== undefined ? { with: options.with } : {}), ...(options.scenarios !== undefined && options.scenarios.length > 0 ? { scenarios: options.scenarios } : {}), ...(options.jobs !== undefined ? { jobs: options.jobs } : {}) }, io)
   }
   if (options.merge !== undefined && options.merge.length > 0) return emit(mergeResults(loadResults(options.merge, '--merge')), options, io)
   const jobs = options.jobs ?? defaultJobs()
@@ -212,6 +214,7 @@ export function registerConformance (program: Command): void {
     .option('--merge <results...>', 'run nothing: join the results.json files of shards into one result and scorecard')
     .option('--scorecard', 'grade every shipped crawler that is installed (conformance/adapters/), write conformance/results/<name>.json and the scorecard page (--out, default reports/out/scorecard)')
     .option('--only <names...>', 'with --scorecard: only these crawlers')
+    .option('--with <crawlers...>', 'with --scorecard: your own crawlers too (adapter files, or \'command: TEMPLATE\'), graded beside the shipped ones and added to the page; their results go to --out/results/')
     .addOption(new Option('--economy <when>', 'with --scorecard: with (default: grade on the suite, then run each crawler\'s economy, bench bandwidth --crawler at 300 pages and 14 site days), without (the suite only), only (the economy only, into the results files there are)').choices(['with', 'without', 'only']))
     .option('--allow-external-urls', 'let scenarios name hosts other than their own fixture sites (absolute URLs); off by default, since a scenario is someone else\'s file')
     .action(async (opts: ConformanceOptions) => {

@@ -8,7 +8,8 @@ import type { ConformanceIo } from './cli.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
 import { loadResults } from './reporters/compare.js'
 import { renderJson } from './reporters/json.js'
-import { renderScorecardHtml, renderScorecardText } from './reporters/scorecard.js'
+import { renderScorecardText } from './reporters/scorecard.js'
+import { writeResultsSite } from './reporters/site.js'
 import { cpuGate, sharedGate } from './cpu-gate.js'
 import { defaultJobs, runSuite, type SuiteResult } from './run-suite.js'
 
@@ -32,6 +33,10 @@ export function installed (adapter: CrawlerAdapter, file: string | null): { ok: 
 export interface ScorecardOptions {
   /** Only these crawlers (adapter names); all shipped ones by default. */
   only?: string[]
+  /** Scenario files or folders (default: the whole suite). */
+  scenarios?: string[]
+  /** Crawlers of your own (adapter files or `command:` templates), graded beside the shipped ones; their results go to `out/results/`. */
+  with?: string[]
   jobs?: number
   /** `suite`: grade on the scenarios only; `economy`: run only the economy, into the results files there are; default both. */
   part?: 'suite' | 'economy' | 'both'
@@ -48,7 +53,7 @@ export interface ScorecardOptions {
  */
 export async function runScorecard (options: ScorecardOptions, io: ConformanceIo, resultsDir = RESULTS_DIR): Promise<number> {
   const part = options.part ?? 'both'
-  const scenarios = part === 'economy' ? [] : await loadScenarios([SCENARIOS_DIR])
+  const scenarios = part === 'economy' ? [] : await loadScenarios(options.scenarios ?? [SCENARIOS_DIR])
   const ready: CrawlerAdapter[] = []
   for (const { file, adapter } of shippedAdapters()) {
     if (options.only !== undefined && !options.only.includes(adapter.name)) continue
@@ -59,18 +64,24 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
     }
     ready.push(adapter)
   }
+  // your own crawlers: graded and shown with the rest, their results kept beside the page
+  const ownDir = join(options.out, 'results')
+  const own = (options.with ?? []).map(spec => resolveCrawler(spec))
+  if (own.length > 0) mkdirSync(ownDir, { recursive: true })
+  const dirOf = (a: CrawlerAdapter): string => own.includes(a) ? ownDir : resultsDir
   const grading = async (): Promise<void> => {
     if (part === 'economy') return
     // the crawlers are graded side by side: one gate counts all their scenarios, so the machine, not
     // each suite, decides how many run at once, and a scenario timed again alone is alone on it
     const gate = sharedGate(cpuGate(), options.jobs ?? defaultJobs())
     try {
-      await Promise.all(ready.map(async adapter => {
+      await Promise.all([...ready, ...own].map(async adapter => {
         io.stderr.write(`scorecard: grading ${adapter.name}${adapter.version !== undefined ? ` ${adapter.version}` : ''} on ${scenarios.length} scenarios\n`)
         const result = await runSuite(scenarios, adapter, { ...(options.jobs !== undefined ? { jobs: options.jobs } : {}), gate })
         // the economy it had stays until it is run again
-        const before = existsSync(join(resultsDir, `${adapter.name}.json`)) ? loadResults([join(resultsDir, `${adapter.name}.json`)])[0].economy : undefined
-        writeFileSync(join(resultsDir, `${adapter.name}.json`), renderJson(before === undefined ? result : { ...result, economy: before }))
+        const file = join(dirOf(adapter), `${adapter.name}.json`)
+        const before = existsSync(file) ? loadResults([file])[0].economy : undefined
+        writeFileSync(file, renderJson(before === undefined ? result : { ...result, economy: before }))
         io.stderr.write(`scorecard: ${adapter.name}: ${result.totals.byVerdict.pass}/${result.totals.scenarios} pass, ${result.totals.requiredFailures} unexpected required failures, ${result.totals.unexpectedPasses} unexpected passes (${(result.durationMs / 1000).toFixed(0)} s)\n`)
       }))
     } finally {
@@ -80,17 +91,22 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
   // the economy (a site and clock per crawler, bytes and freshness from its journal, no timing graded)
   // runs beside the grading: a crawler that keeps to a transfer rate takes minutes there, waiting
   const economy = async (): Promise<void> => {
-    if (part !== 'suite' && ready.length > 0) await writeEconomy(ready, io, resultsDir)
+    if (part === 'suite') return
+    await Promise.all([
+      ...(ready.length > 0 ? [writeEconomy(ready, io, resultsDir)] : []),
+      ...(own.length > 0 ? [writeEconomy(own, io, ownDir)] : [])
+    ])
   }
   await Promise.all([grading(), economy()])
   const files = readdirSync(resultsDir).filter(f => f.endsWith('.json')).sort((a, b) => (a === 'reference.json' ? -1 : b === 'reference.json' ? 1 : a.localeCompare(b)))
-  const results: SuiteResult[] = loadResults(files.map(f => join(resultsDir, f)))
+  const ownFiles = own.map(a => join(ownDir, `${a.name}.json`)).filter(f => existsSync(f))
+  const results: SuiteResult[] = loadResults([...files.map(f => join(resultsDir, f)), ...ownFiles])
   const text = renderScorecardText(results)
   io.stdout.write(text)
   mkdirSync(options.out, { recursive: true })
-  writeFileSync(join(options.out, 'index.html'), renderScorecardHtml(results))
+  const pages = writeResultsSite(results, options.out)
   writeFileSync(join(options.out, 'scorecard.txt'), text)
-  io.stderr.write(`scorecard: wrote ${join(options.out, 'index.html')}, ${join(options.out, 'scorecard.txt')}\n`)
+  io.stderr.write(`scorecard: wrote the results site in ${options.out} (index.html and ${pages.length - 1} more pages, docs/conformance.md#publishing-the-results says how to host it) and ${join(options.out, 'scorecard.txt')}\n`)
   return 0
 }
 

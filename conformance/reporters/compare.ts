@@ -77,7 +77,7 @@ export function renderCompareText (raw: Comparison): string {
 }
 
 /** The same matrix as an HTML page, filterable by concern and searchable. */
-export function renderCompareHtml (cmp: Comparison): string {
+export function renderCompareHtml (cmp: Comparison, options: { title?: string, nav?: Array<{ href: string, label: string }> } = {}): string {
   const tone = (c: CompareCell): 'good' | 'bad' | 'warn' | 'info' | undefined =>
     c.known ? 'info' : c.verdict === 'pass' ? 'good' : c.verdict === 'fail' || c.verdict === 'setup-fail' || c.verdict === 'harness-fail' ? 'bad' : c.verdict === 'untested' ? undefined : 'warn'
   const table = dataTable({
@@ -95,7 +95,8 @@ export function renderCompareHtml (cmp: Comparison): string {
     selects: [{ column: 0, label: 'Concern', options: [...new Set(cmp.rows.map(r => r.concern))] }]
   })
   return renderPage({
-    title: 'Conformance: crawlers compared',
+    title: options.title ?? 'Conformance: crawlers compared',
+    ...(options.nav !== undefined ? { nav: options.nav } : {}),
     subtitle: `${cmp.crawlers.join(' · ')} · ${cmp.rows.length} scenarios`,
     body: card({ title: 'Verdicts by scenario', caption: '* marks a failure the crawler\'s adapter lists as known, with its reason; hover a cell for what the server saw.', body: table })
   })

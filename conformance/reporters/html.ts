@@ -90,7 +90,7 @@ function rulesTable (result: SuiteResult): string {
  * reports page kit: headline figures, verdicts per concern, and a sortable,
  * filterable table of every scenario with its failures.
  */
-export function renderHtml (result: SuiteResult): string {
+export function renderHtml (result: SuiteResult, options: { nav?: Array<{ href: string, label: string }> } = {}): string {
   const t = result.totals
   const stats = statTiles([
     { id: 'outcome', label: 'Required', value: result.exitCode === 0 ? 'all pass' : `${t.requiredFailures} failed`, raw: t.requiredFailures, tone: result.exitCode === 0 ? 'good' : 'bad', detail: 'must-level assertions of required scenarios' },
@@ -142,6 +142,7 @@ export function renderHtml (result: SuiteResult): string {
     title: `Conformance: ${result.crawler.name}`,
     subtitle: `${result.crawler.command} · ${t.scenarios} scenarios · ${new Date(result.startedAt).toUTCString()}`,
     body,
-    footer: `webkrab ${version} · webkrab.conformance/v1 · ${(result.durationMs / 1000).toFixed(1)} s`
+    footer: `webkrab ${version} · webkrab.conformance/v1 · ${(result.durationMs / 1000).toFixed(1)} s`,
+    ...(options.nav !== undefined ? { nav: options.nav } : {})
   })
 }

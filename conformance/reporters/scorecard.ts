@@ -63,7 +63,13 @@ function evidenceHtml (s: ScenarioResult, r: SuiteResult, i: number): string {
 }
 
 /** Renders the scorecard page from several results.json of one suite. */
-export function renderScorecardHtml (results: SuiteResult[]): string {
+/** Where the pages beside the scorecard are, when it is the index of a results site (site.ts). */
+export interface ScorecardLinks {
+  crawler: (r: SuiteResult, i: number) => string
+  concern: (concern: string) => string
+}
+
+export function renderScorecardHtml (results: SuiteResult[], links: ScorecardLinks | null = null): string {
   const ids = [...new Set(results.flatMap(r => r.scenarios.map(s => s.id)))]
   const byId = results.map(r => new Map(r.scenarios.map(s => [s.id, s])))
   const reference = results[0]?.scenarios ?? []
@@ -77,7 +83,8 @@ export function renderScorecardHtml (results: SuiteResult[]): string {
         const graded = sc === undefined ? 0 : sc.pass + sc.fail
         return `<td${attrs({ 'data-score': k, 'data-pass': sc?.pass ?? 0, 'data-graded': graded })}>${graded === 0 ? 'untested' : `<b>${sc?.pass ?? 0}/${graded}</b>`}<div class="note">${escapeHtml(scoreText(sc))}</div></td>`
       }).join('')
-      return `<tr${attrs({ 'data-crawler': r.crawler.name, 'data-column': i })}><th scope="row">${escapeHtml(crawlerLabel(r))}<div class="note">${escapeHtml(r.crawler.install ?? r.crawler.command)}</div></th>${cells}` +
+      const name = links === null ? escapeHtml(crawlerLabel(r)) : `<a${attrs({ href: links.crawler(r, i), class: 'crawler-page' })}>${escapeHtml(crawlerLabel(r))}</a>`
+      return `<tr${attrs({ 'data-crawler': r.crawler.name, 'data-column': i })}><th scope="row">${name}<div class="note">${escapeHtml(r.crawler.install ?? r.crawler.command)}</div></th>${cells}` +
         `<td>${t.byVerdict.pass}/${t.scenarios}</td><td>${t.expectedFailures}</td></tr>`
     }).join('') + '</tbody></table></div>'
 
@@ -95,7 +102,7 @@ export function renderScorecardHtml (results: SuiteResult[]): string {
         if (cell === undefined) return '<td></td>'
         return `<td${attrs({ 'data-column': i, 'data-verdict': cell.verdict })}><a${attrs({ href: `#${anchor(i, s.id)}`, title: cell.message })}>${badge(cellText(cell), tone(cell))}</a></td>`
       }).join('') + '</tr>').join('')
-    return `<tbody class="concern"${attrs({ 'data-concern': concern })}><tr class="concern-row"><th scope="row"><details${attrs({ 'data-concern': concern })}><summary>${escapeHtml(concern)} (${list.length})</summary></details></th>${summary}</tr>${rows}</tbody>`
+    return `<tbody class="concern"${attrs({ 'data-concern': concern })}><tr class="concern-row"><th scope="row"><details${attrs({ 'data-concern': concern })}><summary>${escapeHtml(concern)} (${list.length})</summary></details>${links === null ? '' : ` <a${attrs({ href: links.concern(concern), class: 'concern-page' })}>page</a>`}</th>${summary}</tr>${rows}</tbody>`
   }).join('')
   const matrix = `<div class="table-wrap"><table class="data scorecard" id="scorecard"><thead>${head}</thead>${concerns}</table></div>` +
     // a concern's scenarios show while its <details> is open; the script keeps the page self-contained

@@ -13,6 +13,8 @@ export interface PageOptions {
   styles?: string
   /** A line in the footer, e.g. the generator and version. */
   footer?: string
+  /** Links above the title, to the pages beside this one (relative hrefs: the pages stay self-contained). */
+  nav?: Array<{ href: string, label: string }>
 }
 
 /**
@@ -32,6 +34,7 @@ export function renderPage (options: PageOptions): string {
 <style>${PAGE_CSS}${options.styles ?? ''}</style>
 </head>
 <body>
+${options.nav === undefined || options.nav.length === 0 ? '' : `<nav class="page">${options.nav.map(n => `<a href="${escapeHtml(n.href)}">${escapeHtml(n.label)}</a>`).join(' · ')}</nav>`}
 <header class="page"><h1>${escapeHtml(options.title)}</h1>${options.subtitle === undefined ? '' : `<p class="subtitle">${escapeHtml(options.subtitle)}</p>`}</header>
 <main>
 ${options.body}

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { needsTools } from '../tools.js'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -127,5 +127,42 @@ if (NO_BROWSER !== false) {
     t.ok(box.w > 300 && box.h > 100, `the chart is drawn (${box.w}×${box.h})`)
     await page.screenshot({ path: join(out, 'scorecard-economy.png'), fullPage: true })
     rmSync(file)
+  })
+
+  t.test('the results site opens in a browser: an index, a page per shipped crawler and per concern, each linked from the index and loading nothing but itself', async t => {
+    const { loadResults } = await import('../../conformance/reporters/compare.js')
+    const { writeResultsSite, crawlerSlugs } = await import('../../conformance/reporters/site.js')
+    const { RESULTS_DIR } = await import('../../conformance/run-scorecard.js')
+    const files = readdirSync(RESULTS_DIR).filter(f => f.endsWith('.json')).sort()
+    const shipped = loadResults(files.map(f => join(RESULTS_DIR, f)))
+    const dir = mkdtempSync(join(tmpdir(), 'webkrab-site-'))
+    t.teardown(() => { rmSync(dir, { recursive: true, force: true }) })
+    const written = writeResultsSite(shipped, dir)
+    t.equal(written.filter(f => f.startsWith('crawlers/')).length, shipped.length, 'a page per crawler')
+    const page = await context.newPage()
+    const requests: string[] = []
+    const errors: string[] = []
+    page.on('request', r => { requests.push(r.url()) })
+    page.on('pageerror', e => { errors.push(e.message) })
+    await page.goto(pathToFileURL(join(dir, 'index.html')).href)
+    const crawlerLinks = await page.$$eval('#totals a.crawler-page', as => as.map(a => a.getAttribute('href')))
+    t.same(crawlerLinks, crawlerSlugs(shipped).map(s => `crawlers/${s}.html`), 'the index links every crawler\'s page')
+    const concernLinks = await page.$$eval('#scorecard a.concern-page', as => as.map(a => a.getAttribute('href')))
+    t.equal(concernLinks.length, new Set(shipped.flatMap(r => r.scenarios.map(s => s.concern))).size, 'and every concern\'s')
+    for (const [i, r] of shipped.entries()) {
+      requests.length = 0
+      await page.goto(pathToFileURL(join(dir, 'index.html')).href)
+      await page.click(`#totals a.crawler-page >> nth=${i}`)
+      await page.waitForLoadState('load')
+      t.equal(await page.textContent('header.page h1'), `Conformance: ${r.crawler.name}`, `${r.crawler.name}: its page opens from the index`)
+      t.equal(await page.$$eval('#scenarios tbody tr', trs => trs.length), r.scenarios.length, `${r.crawler.name}: every verdict`)
+      t.same(requests.filter(u => !u.startsWith('file:')), [], `${r.crawler.name}: nothing but the site's own pages is loaded`)
+    }
+    await page.goto(pathToFileURL(join(dir, 'concerns', 'validators.html')).href)
+    t.same(await page.$$eval('#comparison thead th', ths => ths.slice(2).map(th => th.textContent?.trim())), shipped.map(r => r.crawler.name), 'a concern\'s page has a column per crawler')
+    await page.click('nav.page a >> nth=0')
+    await page.waitForLoadState('load')
+    t.match(page.url(), /index\.html$/, 'and leads back to the index')
+    t.same(errors, [], 'no script errors on any page')
   })
 }
