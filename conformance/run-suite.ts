@@ -295,6 +295,8 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         if (exclusive === null) gate?.started(running.size)
       }
       if (running.size > 0) await Promise.race([...running, stopped, ...(heldBack && gate !== null ? [sleep(gate.sampleMs)] : [])])
+      // nothing of this suite runs, but the machine (a gate shared with other suites) has no room yet
+      else if (heldBack && gate !== null) await Promise.race([sleep(gate.sampleMs), stopped])
       else if (!progressed && pending.length > 0) {
         // Unreachable after loadScenarios' cycle check; kept so a cycle can never hang the run.
         for (const s of pending.splice(0)) finish({ ...skeleton(s), verdict: 'harness-fail', message: 'its dependencies could not be ordered' })
