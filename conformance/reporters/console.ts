@@ -88,6 +88,6 @@ export function renderConsole (raw: SuiteResult, options: ConsoleOptions): strin
   lines.push(result.exitCode === 0
     ? c.green.bold(t.expectedFailures > 0 ? `Every required assertion passed, apart from the ${t.expectedFailures} known failure${t.expectedFailures === 1 ? '' : 's'} above.` : 'Every required assertion passed.')
     : c.red.bold(`${t.requiredFailures} required scenario${t.requiredFailures === 1 ? '' : 's'} failed.`))
-  lines.push(c.gray(`${(result.durationMs / 1000).toFixed(1)} s, ${result.jobs} at a time`))
+  lines.push(c.gray(`${(result.durationMs / 1000).toFixed(1)} s, up to ${result.jobs} at a time`))
   return lines.join('\n') + '\n'
 }

@@ -102,7 +102,9 @@ export function renderHtml (result: SuiteResult, options: { nav?: Array<{ href: 
     ...(t.scores === undefined ? [] : (['rfc', 'profile', 'reporting'] as const).map(k => {
       const sc = t.scores[k]
       const graded = sc.pass + sc.fail
-      return { id: `score-${k}`, label: SCORE_NAMES[k], value: graded === 0 ? 'untested' : `${sc.pass} / ${graded}`, raw: sc.pass, tone: sc.fail - sc.expected > 0 ? 'bad' as const : sc.fail > 0 ? 'warn' as const : graded > 0 ? 'good' as const : undefined, detail: scoreText(sc) }
+      // the same words as the console's line for the score: the levels first, the rest beneath
+      const words = scoreText(sc)
+      return { id: `score-${k}`, label: SCORE_NAMES[k], value: graded === 0 ? 'untested' : words.split('; ')[0], raw: sc.pass, tone: sc.fail - sc.expected > 0 ? 'bad' as const : sc.fail > 0 ? 'warn' as const : graded > 0 ? 'good' as const : undefined, detail: words.includes('; ') ? words.slice(words.indexOf('; ') + 2) : `${sc.pass} of ${graded} graded passed` }
     }))
   ])
   const groups = byConcern(result.scenarios)

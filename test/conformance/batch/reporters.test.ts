@@ -279,6 +279,8 @@ t.test('a score tile is green only when nothing in it failed: known failures mak
   const known: SuiteResult = { ...suite, scenarios: onlyKnown, totals: totalsOf(onlyKnown), exitCode: 0 }
   t.equal(known.totals.scores.rfc.fail, 1)
   t.equal(tile(renderHtml(known), 'score-rfc'), 'stat warn', 'a failed MUST listed as known is still a failure: amber, not green')
+  t.match(renderHtml(known), /id="stat-score-rfc"[^>]*><div class="label">RFC conformance<\/div><div class="value">MUST 0\/1<\/div><div class="detail">1 known failure<\/div>/, 'in the console\'s words: RFC conformance: MUST 0/1; 1 known failure')
+  t.match(renderConsole(known, { color: false }), /^RFC conformance: MUST 0\/1; 1 known failure$/m)
   t.equal(tile(renderHtml(suite), 'score-rfc'), 'stat bad', 'an unlisted failure: red')
   const clean = [scenario('caching-a', 'caching', 'pass')]
   const none: SuiteResult = { ...suite, scenarios: clean, totals: totalsOf(clean), exitCode: 0 }
