@@ -83,13 +83,15 @@ export function timeline (options: TimelineOptions): string {
   options.lanes.forEach((lane, li) => {
     const rows = pack(lane.items)
     const subRows = Math.max(1, ...rows.map(r => r + 1))
-    // a lane with a window keeps a band at its foot for the window's label, clear of the bars
-    const labelBand = (lane.windows ?? []).length > 0 ? 16 : 0
+    // a lane with windows keeps a band at its foot for their labels, clear of the bars: a line per
+    // window, so the labels of two windows of one lane never overlap
+    const windows = lane.windows ?? []
+    const labelBand = windows.length * 16
     const h = PAD * 2 + subRows * SUB + (subRows - 1) * GAP + labelBand
     const parts: string[] = []
     if (li % 2 === 0) parts.push(`<rect x="0" y="${y}" width="${width}" height="${h}" fill="${palette.surface}"/>`)
     parts.push(`<text x="${labelWidth - 12}" y="${y + h / 2 + 4}" text-anchor="end">${escapeHtml(lane.label)}</text>`)
-    for (const w of lane.windows ?? []) {
+    for (const [wi, w] of windows.entries()) {
       const clipped = w.end > d1
       const x0 = x(w.start)
       const x1 = x(w.end)
@@ -98,7 +100,7 @@ export function timeline (options: TimelineOptions): string {
       parts.push(`<g${attrs({ 'data-window': w.label, 'data-start': w.start, 'data-end': w.end, 'data-clipped': clipped, ...w.attrs })}>` +
         `<title>${escapeHtml(w.label)}</title>` +
         `<rect x="${round(x0)}" y="${y + 2}" width="${round(Math.max(2, x1 - x0))}" height="${h - 4}" fill="url(#${escapeHtml(hatch)})" stroke="${escapeHtml(w.color)}" stroke-width="1"/>` +
-        `<text x="${round(late ? x1 - 6 : x0 + 6)}" y="${y + h - 7}" text-anchor="${late ? 'end' : 'start'}" class="window-label" style="fill:${escapeHtml(w.color)};font-weight:600">${escapeHtml(w.label)}${clipped ? ' \u2192' : ''}</text></g>`)
+        `<text x="${round(late ? x1 - 6 : x0 + 6)}" y="${y + h - 7 - (windows.length - 1 - wi) * 16}" text-anchor="${late ? 'end' : 'start'}" class="window-label" style="fill:${escapeHtml(w.color)};font-weight:600">${escapeHtml(w.label)}${clipped ? ' \u2192' : ''}</text></g>`)
     }
     lane.items.forEach((item, i) => {
       const iy = y + PAD + rows[i] * (SUB + GAP)

@@ -103,3 +103,12 @@ t.test('tick values are round numbers spanning the domain', async t => {
   t.same(niceTicks(0, 7, 3), [0, 2, 4, 6])
   t.same(niceTicks(3, 36, 3), [10, 20, 30])
 })
+
+t.test('two windows of one lane have their labels on lines of their own, so they never overlap', async t => {
+  const html = timeline({ title: 'tl', domain: [0, 1000], width: 600, labelWidth: 100, lanes: [{ label: 'o', items: [{ start: 0, end: 50, kind: 'initial', color: '#000', label: 'a' }], windows: [{ start: 100, end: 300, label: 'deferred: 429', color: '#e69f00' }, { start: 150, end: 400, label: 'deferred: 503', color: '#e69f00' }] }] })
+  const ys = [...html.matchAll(/<text x="[\d.]+" y="([\d.]+)"[^>]*class="window-label"/g)].map(m => Number(m[1]))
+  t.equal(ys.length, 2)
+  t.ok(Math.abs(ys[0] - ys[1]) >= 14, `the labels are a line apart (${ys.join(', ')})`)
+  const bars = [...html.matchAll(/<rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="(\d+)" rx="2"/g)].map(m => Number(m[1]) + Number(m[2]))
+  t.ok(bars.every(bottom => ys.every(y => y - 10 >= bottom)), 'and both below the bars')
+})
