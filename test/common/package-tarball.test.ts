@@ -10,6 +10,7 @@ import { fromRoot } from '../../common/paths.js'
 // TypeScript project that has only webkrab and its production dependencies installed.
 
 interface Pkg {
+  version: string
   engines: { node: string }
   exports: Record<string, { types: string, default: string } | string>
   scripts: Record<string, string>
@@ -34,7 +35,7 @@ function filesUnder (dir: string): string[] {
 function packCopy (t: Test, root: string): string {
   const src = join(root, 'src')
   mkdirSync(src)
-  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.release.json', 'README.md', 'LICENSE',
+  for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.release.json', 'README.md', 'CONTRIBUTING.md', 'LICENSE', 'docs',
     'bin', 'common', 'crawler', 'conformance', 'fixture-server', 'reports', 'bench', 'scenarios', 'scripts']) {
     cpSync(fromRoot(name), join(src, name), { recursive: true, filter: from => !from.includes(`${sep}out`) })
   }
@@ -72,6 +73,7 @@ t.test('npm pack ships the build, the data files and a LICENSE, and no tests, so
     t.ok(files.includes(f), `${f} is shipped`)
   }
   t.ok(files.some(f => /^scenarios\/.+\.yaml$/.test(f)), 'the scenarios are shipped')
+  for (const f of ['CONTRIBUTING.md', 'docs/conformance.md', 'docs/ci/github-actions.yml', 'docs/scorecard.png']) t.ok(files.includes(f), `${f} is shipped: the README's links lead somewhere in the package`)
 
   // an installed copy has no tsconfig.json: its prepare script, should anything run it, does nothing and says nothing
   t.notOk(existsSync(join(dir, 'tsconfig.json')))
@@ -132,6 +134,8 @@ t.test('a strict TypeScript project with only webkrab installed compiles against
   t.equal(r.status, 0, 'tsc checks webkrab\'s declarations and those of its dependencies without an error, and the @ts-expect-error is used')
   const imports = run(t, process.execPath, ['--input-type=module', '-e', "const c = await import('webkrab/crawler'); console.log(typeof c.crawl, c.REPORT_SCHEMA)"], consumer)
   t.equal(imports.stdout.trim(), 'function webkrab.report/v1', 'the entry point runs from the installed copy')
+  const bin = run(t, process.execPath, [join(modules, 'webkrab', 'dist', 'bin', 'webkrab.js'), '--version'], consumer)
+  t.equal(bin.stdout.trim(), pkg.version, 'and so does the webkrab command')
 })
 
 t.test('every production dependency\'s engines allow the oldest Node webkrab promises, and this one', async t => {
