@@ -147,6 +147,8 @@ export interface BandwidthBenchHooks {
   onDay?: (line: string) => void
   /** Journal entries a crawler way's site keeps (default four a page and a thousand more): a day's requests must fit between two reads. */
   crawlerJournalSize?: number
+  /** Wraps each crawler's run of a site day (the scorecard counts it in its CPU gate). */
+  aroundDay?: <T>(fn: () => Promise<T>) => Promise<T>
 }
 
 /**
@@ -225,6 +227,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
     // (a crawler that keeps to a transfer rate) costs its own time, not everyone's
     ways.push(...await Promise.all(crawlers.map(async (adapter, i) => await runCrawlerWay(adapter, clocks[i], {
       o, definition, pageOf, journalSize: hooks.crawlerJournalSize ?? journalSize, perDay, fullHeaders, truth, onDay: hooks.onDay,
+      ...(hooks.aroundDay !== undefined ? { aroundDay: hooks.aroundDay } : {}),
       handed: o.visits === 'plan' ? planned : roundRobin,
       paths: pages.map(p => p.path),
       stateDir: join(dir, `crawler-${i}`)

@@ -38,9 +38,9 @@ export interface Economy {
  * Runs the economy of each crawler in one benchmark run (the reference ways once,
  * each crawler on a copy of the site of its own) and returns it by crawler name.
  */
-export async function runEconomy (adapters: CrawlerAdapter[], options: { onDay?: (line: string) => void, parameters?: Partial<typeof ECONOMY_PARAMETERS> } = {}): Promise<Map<string, Economy>> {
+export async function runEconomy (adapters: CrawlerAdapter[], options: { onDay?: (line: string) => void, parameters?: Partial<typeof ECONOMY_PARAMETERS>, aroundDay?: <T>(fn: () => Promise<T>) => Promise<T> } = {}): Promise<Map<string, Economy>> {
   const p = { ...ECONOMY_PARAMETERS, ...options.parameters }
-  const r = await runBandwidthBench({ pages: p.pages, days: p.days, ratio: p.ratio, seed: p.seed, visits: p.visits, dayTimeout: ECONOMY_DAY_TIMEOUT }, { crawlers: adapters, ...(options.onDay !== undefined ? { onDay: options.onDay } : {}) })
+  const r = await runBandwidthBench({ pages: p.pages, days: p.days, ratio: p.ratio, seed: p.seed, visits: p.visits, dayTimeout: ECONOMY_DAY_TIMEOUT }, { crawlers: adapters, ...(options.onDay !== undefined ? { onDay: options.onDay } : {}), ...(options.aroundDay !== undefined ? { aroundDay: options.aroundDay } : {}) })
   const way = (name: string): WayFigures => {
     const f = r.ways.find(w => w.way === name)?.figures
     if (f === undefined || f === null) throw errors.WEBKRAB_ERR_INTERNAL(`the economy run has no ${name} way`)

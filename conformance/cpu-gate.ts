@@ -24,6 +24,11 @@ export interface CpuGate {
    * there is, and it has drained.
    */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T>
+  /**
+   * Runs other work counted as running (a day of a crawler's economy beside the suites): it
+   * does not start while an exclusive turn waits or runs, and an exclusive turn waits for it.
+   */
+  counted?: <T>(fn: () => Promise<T>) => Promise<T>
   /** How long until mayStart may answer differently (the next sample), ms. */
   readonly sampleMs: number
   stop: () => void
@@ -74,6 +79,15 @@ export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_I
         return await mine
       } finally {
         wanted--
+      }
+    },
+    counted: async <T>(fn: () => Promise<T>): Promise<T> => {
+      while (wanted > 0) await sleep(gate.sampleMs)
+      running++
+      try {
+        return await fn()
+      } finally {
+        running = Math.max(0, running - 1)
       }
     },
     stop: () => { gate.stop() }

@@ -10,7 +10,7 @@ import { loadResults } from './reporters/compare.js'
 import { renderJson } from './reporters/json.js'
 import { renderScorecardText } from './reporters/scorecard.js'
 import { writeResultsSite } from './reporters/site.js'
-import { cpuGate, sharedGate } from './cpu-gate.js'
+import { cpuGate, sharedGate, type CpuGate } from './cpu-gate.js'
 import { defaultJobs, runSuite, type SuiteResult } from './run-suite.js'
 
 export const ADAPTERS_DIR = fromRoot('conformance', 'adapters')
@@ -69,13 +69,13 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
   const own = (options.with ?? []).map(spec => resolveCrawler(spec))
   if (own.length > 0) mkdirSync(ownDir, { recursive: true })
   const dirOf = (a: CrawlerAdapter): string => own.includes(a) ? ownDir : resultsDir
+  // the crawlers are graded side by side under one gate that counts all their scenarios and the economy's days
+  const gate = sharedGate(cpuGate(), options.jobs ?? defaultJobs())
   const grading = async (): Promise<void> => {
     if (part === 'economy') return
-    // the crawlers are graded side by side: one gate counts all their scenarios, so the machine, not
-    // each suite, decides how many run at once, and a scenario timed again alone is alone on it
-    const gate = sharedGate(cpuGate(), options.jobs ?? defaultJobs())
-    try {
-      await Promise.all([...ready, ...own].map(async adapter => {
+    // the machine, not each suite, decides how many scenarios run at once, and a scenario timed
+    // again alone is alone on it (the economy's days wait for it, and it for them)
+    await Promise.all([...ready, ...own].map(async adapter => {
         io.stderr.write(`scorecard: grading ${adapter.name}${adapter.version !== undefined ? ` ${adapter.version}` : ''} on ${scenarios.length} scenarios\n`)
         const result = await runSuite(scenarios, adapter, { ...(options.jobs !== undefined ? { jobs: options.jobs } : {}), gate })
         // the economy it had stays until it is run again
@@ -84,20 +84,21 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
         writeFileSync(file, renderJson(before === undefined ? result : { ...result, economy: before }))
         io.stderr.write(`scorecard: ${adapter.name}: ${result.totals.byVerdict.pass}/${result.totals.scenarios} pass, ${result.totals.requiredFailures} unexpected required failures, ${result.totals.unexpectedPasses} unexpected passes (${(result.durationMs / 1000).toFixed(0)} s)\n`)
       }))
-    } finally {
-      gate.stop()
-    }
   }
   // the economy (a site and clock per crawler, bytes and freshness from its journal, no timing graded)
   // runs beside the grading: a crawler that keeps to a transfer rate takes minutes there, waiting
   const economy = async (): Promise<void> => {
     if (part === 'suite') return
     await Promise.all([
-      ...(ready.length > 0 ? [writeEconomy(ready, io, resultsDir)] : []),
-      ...(own.length > 0 ? [writeEconomy(own, io, ownDir)] : [])
+      ...(ready.length > 0 ? [writeEconomy(ready, io, resultsDir, gate)] : []),
+      ...(own.length > 0 ? [writeEconomy(own, io, ownDir, gate)] : [])
     ])
   }
-  await Promise.all([grading(), economy()])
+  try {
+    await Promise.all([grading(), economy()])
+  } finally {
+    gate.stop()
+  }
   const files = readdirSync(resultsDir).filter(f => f.endsWith('.json')).sort((a, b) => (a === 'reference.json' ? -1 : b === 'reference.json' ? 1 : a.localeCompare(b)))
   const ownFiles = own.map(a => join(ownDir, `${a.name}.json`)).filter(f => existsSync(f))
   const results: SuiteResult[] = loadResults([...files.map(f => join(resultsDir, f)), ...ownFiles])
@@ -115,13 +116,13 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
  * results file as `economy` (a crawler with no results file yet gets none: it is
  * graded first). Its lines go to stderr as the site days pass.
  */
-async function writeEconomy (adapters: CrawlerAdapter[], io: ConformanceIo, resultsDir: string): Promise<void> {
+async function writeEconomy (adapters: CrawlerAdapter[], io: ConformanceIo, resultsDir: string, gate: CpuGate | null = null): Promise<void> {
   const { runEconomy, ECONOMY_PARAMETERS: p } = await import('../bench/economy.js')
   const withResults = adapters.filter(a => existsSync(join(resultsDir, `${a.name}.json`)))
   for (const a of adapters) if (!withResults.includes(a)) io.stderr.write(`scorecard: ${a.name}: no results file to hold its economy; grade it first\n`)
   if (withResults.length === 0) return
   io.stderr.write(`scorecard: the economy of ${withResults.map(a => a.name).join(', ')}: ${p.pages} pages, ${p.days} site days, B/N ${p.ratio}, seed ${p.seed}\n`)
-  const economy = await runEconomy(withResults, { onDay: line => { io.stderr.write(`scorecard: economy: ${line}\n`) } })
+  const economy = await runEconomy(withResults, { onDay: line => { io.stderr.write(`scorecard: economy: ${line}\n`) }, ...(gate?.counted !== undefined ? { aroundDay: gate.counted } : {}) })
   for (const a of withResults) {
     const e = economy.get(a.name)
     if (e === undefined) continue

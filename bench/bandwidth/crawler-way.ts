@@ -97,6 +97,8 @@ export interface CrawlerDaysOptions {
   advanceDay: () => void
   /** Called after each day's run, before the next day begins. */
   onDay?: (run: CrawlerDayRun) => Promise<void>
+  /** Wraps each day's run of the crawler (the scorecard counts it in its CPU gate, so a scenario timed alone is alone). */
+  aroundDay?: <T>(fn: () => Promise<T>) => Promise<T>
 }
 
 /**
@@ -118,7 +120,8 @@ export async function runCrawlerDays (o: CrawlerDaysOptions): Promise<CrawlerDay
     const t0 = performance.now()
     let outcome: StepOutcome
     try {
-      outcome = await o.adapter.crawl({ scenarioId: 'bench-bandwidth', step: day + 1, urls, headers: {}, options, stateDir: o.stateDir, timeoutMs: o.dayTimeoutMs, clockOffsetMs: o.clockOffsetMs() })
+      const crawl = async (): Promise<StepOutcome> => await o.adapter.crawl({ scenarioId: 'bench-bandwidth', step: day + 1, urls, headers: {}, options, stateDir: o.stateDir, timeoutMs: o.dayTimeoutMs, clockOffsetMs: o.clockOffsetMs() })
+      outcome = o.aroundDay !== undefined ? await o.aroundDay(crawl) : await crawl()
     } catch (err) {
       outcome = { report: null, reportError: null, error: `the crawler threw: ${(err as Error).message}`, exitCode: null, timedOut: false, output: '' }
     }
@@ -149,6 +152,7 @@ export interface CrawlerWayContext {
   truth: (startMs: number) => { changes: number[][], bodyBytes: number[] }
   stateDir: string
   onDay?: (line: string) => void
+  aroundDay?: <T>(fn: () => Promise<T>) => Promise<T>
 }
 
 /**
@@ -178,6 +182,7 @@ export async function runCrawlerWay (adapter: CrawlerAdapter, clock: CrawlerCloc
       dayTimeoutMs: c.o.dayTimeoutMs,
       clockOffsetMs: site.clockOffsetMs,
       advanceDay: site.advanceDay,
+      ...(c.aroundDay !== undefined ? { aroundDay: c.aroundDay } : {}),
       onDay: async run => {
         crawlerMs += run.durationMs
         const read = await site.read()

@@ -51,3 +51,21 @@ t.test('a gate shared by several suites counts all their scenarios, and an exclu
   t.same(order, ['alone'])
   t.ok(gate.mayStart(0), 'after it, starts resume')
 })
+
+t.test('other work counted by a shared gate does not start while an exclusive turn waits, and the turn waits for it', async t => {
+  const { sharedGate } = await import('../../../conformance/cpu-gate.js')
+  const gate = sharedGate(cpuGate({ cores: 2, sampleMs: 10, read: () => ({ idle: 0, total: 1 }) }))
+  t.teardown(() => { gate.stop() })
+  const order: string[] = []
+  let release = (): void => {}
+  const day = gate.counted?.(async () => { order.push('day 1 starts'); await new Promise<void>(resolve => { release = resolve }); order.push('day 1 ends') })
+  await sleep(20)
+  const turn = gate.exclusive?.(async () => { order.push('alone') })
+  await sleep(20)
+  const next = gate.counted?.(async () => { order.push('day 2') })
+  await sleep(30)
+  t.same(order, ['day 1 starts'], 'the turn waits for the running day, and the next day waits for the turn')
+  release()
+  await Promise.all([day, turn, next])
+  t.same(order, ['day 1 starts', 'day 1 ends', 'alone', 'day 2'])
+})
