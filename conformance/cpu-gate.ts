@@ -25,8 +25,8 @@ export interface CpuGate {
    */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T>
   /**
-   * Runs other work counted as running (a day of a crawler's economy beside the suites): it
-   * does not start while an exclusive turn waits or runs, and an exclusive turn waits for it.
+   * Runs other work beside the scenarios (a day of a crawler's economy): it takes no scenario's
+   * room, but it does not start while an exclusive turn waits or runs, and such a turn waits for it.
    */
   counted?: <T>(fn: () => Promise<T>) => Promise<T>
   /** How long until mayStart may answer differently (the next sample), ms. */
@@ -60,6 +60,8 @@ function readCpus (): { idle: number, total: number } {
  */
 export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_INFINITY): CpuGate {
   let running = 0
+  // other work (the economy's days): waited for by an exclusive turn, but taking no scenario's room
+  let others = 0
   // exclusive turns asked for and not yet done: while any is, nothing else starts
   let turns: Promise<unknown> = Promise.resolve()
   let wanted = 0
@@ -71,7 +73,7 @@ export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_I
     exclusive: async <T>(fn: () => Promise<T>): Promise<T> => {
       wanted++
       const mine = turns.then(async () => {
-        while (running > 0) await sleep(gate.sampleMs)
+        while (running > 0 || others > 0) await sleep(gate.sampleMs)
         return await fn()
       })
       turns = mine.catch(() => {})
@@ -83,11 +85,11 @@ export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_I
     },
     counted: async <T>(fn: () => Promise<T>): Promise<T> => {
       while (wanted > 0) await sleep(gate.sampleMs)
-      running++
+      others++
       try {
         return await fn()
       } finally {
-        running = Math.max(0, running - 1)
+        others = Math.max(0, others - 1)
       }
     },
     stop: () => { gate.stop() }
