@@ -7,14 +7,15 @@ import { setTimeout as sleep } from 'node:timers/promises'
  * (a Python or Node runtime starting for every step, a browser) takes a core
  * while it runs, and more of those than cores makes each one slower, which a
  * scenario with a step timeout or a budget would see as the crawler's doing. So up
- * to one scenario per core always runs; past that, another starts only while the
- * machine's cores were idle for at least `idleShare` of the last sample, and no
- * more than one per sample, so the load a start brings is seen before the next.
+ * to two scenarios per core always run (each mostly waits); past that, another
+ * starts only while the machine's cores were idle for at least `idleShare` (a
+ * fifth) of the last sample, and no more than one per sample, so the load a start
+ * brings is seen before the next.
  */
 export interface CpuGate {
   /** Whether a scenario may start now, with `running` already running. */
   mayStart: (running: number) => boolean
-  /** A scenario started (past the floor of one per core, starts are spaced by a sample). */
+  /** A scenario started (past the floor of two per core, starts are spaced by a sample). */
   started: (running: number) => void
   /** A scenario ended (a gate shared by several suites counts them all). */
   finished: () => void
@@ -35,7 +36,8 @@ export interface CpuGate {
 }
 
 export interface CpuGateOptions {
-  cores?: number
+  /** Scenarios that always run, whatever the load (default two per core). */
+  floor?: number
   sampleMs?: number
   idleShare?: number
   /** Reads the machine's cumulative idle and total CPU time (ms); os.cpus() by default. */
@@ -55,7 +57,7 @@ function readCpus (): { idle: number, total: number } {
 
 /**
  * One gate for several suites run at once (`npm run scorecard` grades the shipped crawlers side
- * by side): it counts the scenarios of all of them, so the floor of one per core, the room past
+ * by side): it counts the scenarios of all of them, so the floor of two per core, the room past
  * it and the `limit` of scenarios at once are the machine's, not each suite's.
  */
 export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_INFINITY): CpuGate {
@@ -97,9 +99,9 @@ export function sharedGate (gate: CpuGate = cpuGate(), limit = Number.POSITIVE_I
 }
 
 export function cpuGate (options: CpuGateOptions = {}): CpuGate {
-  const cores = Math.max(1, options.cores ?? availableParallelism())
+  const floor = Math.max(1, options.floor ?? 2 * availableParallelism())
   const sampleMs = options.sampleMs ?? 250
-  const idleShare = options.idleShare ?? 0.35
+  const idleShare = options.idleShare ?? 0.2
   const read = options.read ?? readCpus
   const now = options.now ?? (() => performance.now())
   let last = read()
@@ -115,8 +117,8 @@ export function cpuGate (options: CpuGateOptions = {}): CpuGate {
   timer.unref()
   return {
     sampleMs,
-    mayStart: (running) => running < cores || (idle >= idleShare && now() - lastExtraStart >= sampleMs),
-    started: (running) => { if (running > cores) lastExtraStart = now() },
+    mayStart: (running) => running < floor || (idle >= idleShare && now() - lastExtraStart >= sampleMs),
+    started: (running) => { if (running > floor) lastExtraStart = now() },
     finished: () => {},
     stop: () => { clearInterval(timer) }
   }

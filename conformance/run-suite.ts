@@ -25,7 +25,7 @@ export interface SuiteOptions {
   keepReports?: string
   /** A scenario starts; `again` when it is timed a second time with nothing beside it. */
   onStart?: (scenario: Scenario, how?: { again: boolean }) => void
-  /** Whether the machine has room for another scenario past one per core (cpu-gate.ts); false: only --jobs limits. */
+  /** Whether the machine has room for another scenario past two per core (cpu-gate.ts); false: only --jobs limits. */
   gate?: CpuGate | false
   onResult?: (result: ScenarioResult, done: number, total: number) => void
 }

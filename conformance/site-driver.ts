@@ -264,8 +264,9 @@ export async function startSiteInProcess (site: unknown, seed: string, timing: S
   const def = site as (SiteDefinition & { clock?: { start?: string | number, realTime?: boolean } }) | null
   const token = randomBytes(24).toString('base64url')
   const clock = def?.clock?.start === undefined ? { clockStart: Date.now(), realTime: def?.clock?.realTime ?? true } : {}
-  // the journal says how late each of its stamps may be while the site runs (loop-lateness.ts)
-  const release = acquireLateness(timing === null ? {} : { precise: true, watchMs: timing.watchMs })
+  // the journal says how late each of its stamps may be while the site runs (loop-lateness.ts), when asked
+  // only a scenario that times requests reads how late the stamps may be: the ticker costs a wake-up a millisecond
+  const release = timing === null ? () => {} : acquireLateness({ precise: true, watchMs: timing.watchMs })
   let handle: Awaited<ReturnType<typeof startFixtureSite>>
   try {
     handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })

@@ -473,7 +473,7 @@ ${how === 'timed' ? '  - { id: quick, level: should, needs: [], reason: "WebKrab
 t.test('suites sharing one gate wait for room rather than fail: a suite with nothing running and no room yet is held, not given up', async t => {
   const { sharedGate, cpuGate } = await import('../../conformance/cpu-gate.js')
   // one scenario at a time on the whole machine, and never any room past it
-  const gate = sharedGate(cpuGate({ cores: 1, sampleMs: 20, read: () => ({ idle: 0, total: 1 }) }), 1)
+  const gate = sharedGate(cpuGate({ floor: 1, sampleMs: 20, read: () => ({ idle: 0, total: 1 }) }), 1)
   t.teardown(() => { gate.stop() })
   const scenarios = await loadScenarios([fromRoot('scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml'), fromRoot('scenarios/validators/validators-none-refetched-unconditionally.yaml')])
   const [a, b] = await Promise.all([runSuite(scenarios, referenceAdapter(), { gate }), runSuite(scenarios, referenceAdapter(), { gate })])

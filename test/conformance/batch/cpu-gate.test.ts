@@ -9,7 +9,7 @@ t.test('one scenario per core always starts; past that, only on an idle machine,
   let idle = 0
   let total = 0
   let clock = 0
-  const gate = cpuGate({ cores: 2, sampleMs: 20, idleShare: 0.35, read: () => ({ idle, total }), now: () => clock })
+  const gate = cpuGate({ floor: 2, sampleMs: 20, idleShare: 0.35, read: () => ({ idle, total }), now: () => clock })
   t.teardown(() => { gate.stop() })
   t.ok(gate.mayStart(0) && gate.mayStart(1), 'up to one per core, whatever the load')
   t.notOk(gate.mayStart(2), 'before the first sample the machine is taken as busy')
@@ -32,7 +32,7 @@ t.test('a gate shared by several suites counts all their scenarios, and an exclu
   const { sharedGate } = await import('../../../conformance/cpu-gate.js')
   let idle = 0
   let total = 0
-  const gate = sharedGate(cpuGate({ cores: 2, sampleMs: 10, idleShare: 0.35, read: () => ({ idle, total }), now: () => performance.now() }))
+  const gate = sharedGate(cpuGate({ floor: 2, sampleMs: 10, idleShare: 0.35, read: () => ({ idle, total }), now: () => performance.now() }))
   t.teardown(() => { gate.stop() })
   t.ok(gate.mayStart(0))
   gate.started(1)
@@ -54,7 +54,7 @@ t.test('a gate shared by several suites counts all their scenarios, and an exclu
 
 t.test('other work counted by a shared gate does not start while an exclusive turn waits, and the turn waits for it', async t => {
   const { sharedGate } = await import('../../../conformance/cpu-gate.js')
-  const gate = sharedGate(cpuGate({ cores: 2, sampleMs: 10, read: () => ({ idle: 0, total: 1 }) }))
+  const gate = sharedGate(cpuGate({ floor: 2, sampleMs: 10, read: () => ({ idle: 0, total: 1 }) }))
   t.teardown(() => { gate.stop() })
   const order: string[] = []
   let release = (): void => {}
