@@ -9,6 +9,7 @@
  * how late it may be (loop-lateness.ts) for the timing checks to weigh.
  */
 import { parentPort } from 'node:worker_threads'
+import { errors } from '../common/errors.js'
 import { startSiteInProcess, type RunningSite, type SiteTiming } from './site-driver.js'
 
 export type HostCall =
@@ -25,7 +26,7 @@ let nextId = 1
 
 function siteOf (id: number): RunningSite {
   const site = sites.get(id)
-  if (site === undefined) throw new Error(`no fixture site ${id} is running`)
+  if (site === undefined) throw errors.WEBKRAB_ERR_INTERNAL(`no fixture site ${id} is running on this thread`)
   return site
 }
 

@@ -29,7 +29,7 @@ export { monotonicClock, type SchedulerClock }
  * a server may stamp a request a few milliseconds after it came, and a request sent on
  * the very millisecond a Retry-After or a politeness gap ends can look early to it.
  */
-export const WAIT_MARGIN_MS = 25
+export const WAIT_MARGIN_MS = 50
 
 export interface SchedulerOptions<J> {
   /** Jobs running at once across all origins (at least 1). */

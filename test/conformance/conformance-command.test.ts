@@ -103,9 +103,9 @@ t.test('on a terminal the run draws its progress on stderr, and nothing when std
   const stdout = terminal(false)
   t.equal(await runConformance({ scenarios, jobs: 1 }, { stdout, stderr: tty, env: {} }), 0)
   const lines = tty.text().split('\r\u001b[K').filter(l => l !== '')
-  t.match(lines[0], /^conformance \[-{20}\] 0\/2 done, 1 in flight · /, 'the first scenario is shown running')
+  t.match(lines[0], /^conformance \[-{20}\] 0\/2 done, 1 running, 1 waiting · /, 'the first scenario is shown running')
   // redraws are throttled, so the last one drawn may be any after the first scenario ended
-  t.ok(lines.some(l => /^conformance \[#{10,20}-{0,10}\] [12]\/2 done, [01] in flight, [\d.]+ k?B · (caching-no-store-not-retained|auth-challenge-gets-one-request)$/.test(l)), 'a scenario done, with the bytes its site sent')
+  t.ok(lines.some(l => /^conformance \[#{10,20}-{0,10}\] [12]\/2 done(, ETA [^,]+)?, [01] running, [01] waiting, [\d.]+ k?B · (caching-no-store-not-retained|auth-challenge-gets-one-request)$/.test(l)), 'a scenario done, with the bytes its site sent')
   t.ok(tty.text().endsWith('\r\u001b[K'), 'the line is erased before the scorecard is printed')
   t.match(stdout.text(), /^WebKrab conformance: reference/)
   for (const [what, stream, env] of [['piped', terminal(false), {}], ['CI', terminal(true), { CI: '1' }]] as const) {

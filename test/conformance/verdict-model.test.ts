@@ -170,7 +170,7 @@ assertions:
   t.equal(code, 0, 'an untested scenario does not fail the run')
   t.equal(result.scenarios[0].verdict, 'untested')
   t.match(result.scenarios[0].assertions[0].message, /the crawler was not told max-requests/)
-  t.match(err.join(''), /command is not told --max-requests \(add \{options\} and \{headers\} to the template.*\): 1 scenario will be untested where they need it: budgets-untold/)
+  t.match(err.join(''), /command is not told --max-requests \(a template hands \{options\} as webkrab crawl flags, which another crawler rejects: map them to its own flags in an adapter file, as conformance\/adapters\/wget\.yaml does for wget: docs\/conformance\.md#adapters-grading-your-own-crawler\): 1 scenario will be untested where they need it: budgets-untold/)
 })
 
 t.test('--profile strict makes a profile SHOULD a failure; --profile off leaves profile rules out', { skip: NO_CURL }, async t => {
