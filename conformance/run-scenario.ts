@@ -97,6 +97,8 @@ export interface ScenarioRunOptions {
   keepReports?: string | null
   /** A second run of the scenario (timed with nothing beside it): its state starts afresh in a folder of its own. */
   again?: boolean
+  /** Which try of timing it again this is (each has its own state folder). */
+  attempt?: number
 }
 
 /**
@@ -183,7 +185,7 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
   const clock = clockProblem(scenario, adapter)
   if (clock !== null) return done('untested', `not run: ${clock}`)
 
-  const stateDir = join(stateRoot, options.again === true ? `${scenario.id}.again` : scenario.id)
+  const stateDir = join(stateRoot, options.again === true ? `${scenario.id}.again-${options.attempt ?? 1}` : scenario.id)
   let site: RunningSite
   try {
     mkdirSync(stateDir, { recursive: true })
