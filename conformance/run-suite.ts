@@ -281,9 +281,9 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
         const deps = s.depends_on.filter(d => selected.has(d))
         if (!deps.every(d => results.has(d))) continue
         const broken = deps.map(d => results.get(d) as ScenarioResult).find(d => !dependencyHolds(d.verdict))
-        const timed = broken === undefined && runsAlone(s)
+        const solo = broken === undefined && runsAlone(s)
         // wait for the pool to drain (starting nothing else meanwhile, so it is not starved)
-        if (timed && running.size > 0) break
+        if (solo && running.size > 0) break
         pending.splice(i--, 1)
         progressed = true
         if (broken !== undefined) {
@@ -292,12 +292,12 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
           continue
         }
         options.onStart?.(s)
-        if (timed) alone = true
+        if (solo) alone = true
         const run = async (): Promise<ScenarioResult> => await runScenario(s, adapter, stateRoot, { profile: options.profile ?? 'default', keepReports })
         // with a gate shared by other suites, alone means alone on the machine: counted once its turn comes
-        const exclusive = timed && gate?.exclusive !== undefined ? gate.exclusive : null
+        const exclusive = solo && gate?.exclusive !== undefined ? gate.exclusive : null
         const p: Promise<void> = (exclusive !== null ? exclusive(async () => { gate?.started(0); try { return await run() } finally { gate?.finished() } }) : run())
-          .then(finish).finally(() => { running.delete(p); if (exclusive === null) gate?.finished(); if (timed) alone = false })
+          .then(finish).finally(() => { running.delete(p); if (exclusive === null) gate?.finished(); if (solo) alone = false })
         running.add(p)
         if (exclusive === null) gate?.started(running.size)
       }

@@ -112,11 +112,6 @@ export function spinAt (delayMs: number, ms: number): void {
   setTimeout(() => { spinFor(ms) }, delayMs).unref()
 }
 
-/** Whether the ticker is running. */
-export function measuringLateness (): boolean {
-  return timer !== null
-}
-
 /**
  * How many ms earlier than `now` the event being stamped may have happened, or
  * null when nobody is measuring. Call it in the same callback that takes the stamp.
