@@ -13,6 +13,9 @@ import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError,
 import { citedRules, loadRules } from './rules.js'
 import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
 
+/** The scenario options whose values are durations, by the option table (crawl-delay, a choice, is not one). */
+const DURATION_OPTIONS: ReadonlySet<string> = new Set(CRAWL_OPTION_TABLE.filter(o => o.value === 'duration').map(o => o.flag))
+
 export const SCENARIO_SCHEMA_PATH = fromRoot('conformance', 'schema', 'scenario.schema.json')
 export const SCENARIOS_DIR = fromRoot('scenarios')
 
@@ -176,7 +179,7 @@ export async function parseScenario (text: string, file: string, options: LoadOp
       checkHeaders(step.crawl.headers, ['steps', i, 'crawl', 'headers'], bad)
       if (step.crawl.timeout !== undefined) boundedDuration(step.crawl.timeout, MAX_STEP_TIMEOUT, ['steps', i, 'crawl', 'timeout'], bad)
       for (const [k, v] of Object.entries(step.crawl.options ?? {})) {
-        if (/-(duration|timeout|delay)$/.test(k) && typeof v === 'string') boundedDuration(v, MAX_OPTION_DURATION, ['steps', i, 'crawl', 'options', k], bad)
+        if (DURATION_OPTIONS.has(k) && typeof v === 'string') boundedDuration(v, MAX_OPTION_DURATION, ['steps', i, 'crawl', 'options', k], bad)
       }
     }
     if (step.type === 'wait' && 'wait' in step) boundedDuration(step.wait, MAX_WAIT, ['steps', i, 'wait'], bad)

@@ -24,8 +24,21 @@ export interface Rule {
   quote?: string
   /** How a profile rule beside RFC text relates to it (stricter, a departure, and why). */
   versus_rfc?: string
+  /** Where the IETF draft "Crawler best practices" says the same: its section and sentence (the basis is unchanged). */
+  practice?: Practice
   why: string
 }
+
+/** A sentence of an outside rubric that says what a rule says. */
+export interface Practice {
+  source: 'draft-illyes-webbotauth-cbcp-00'
+  section: string
+  quote: string
+}
+
+/** How the scorecard names the outside rubric. */
+export const PRACTICE_TITLE = 'Crawler best practices (IETF draft draft-illyes-webbotauth-cbcp-00, April 2026)'
+
 
 /** The rules a set of results cites, by id, as results.json carries them (so renderers need no catalogue). */
 export type RuleIndex = Record<string, Omit<Rule, 'id'>>
@@ -88,6 +101,7 @@ export function ruleIndex (ids: Iterable<string>, rules: Map<string, Rule> = loa
         concern: r.concern, basis: r.basis, level: r.level, statement: r.statement, rfc: r.rfc,
         ...(r.quote !== undefined ? { quote: r.quote } : {}),
         ...(r.versus_rfc !== undefined ? { versus_rfc: r.versus_rfc } : {}),
+        ...(r.practice !== undefined ? { practice: r.practice } : {}),
         why: r.why
       }
     }

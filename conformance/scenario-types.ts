@@ -84,7 +84,13 @@ export interface EchoAssertion {
 }
 /** Each fitting request is conditional: it carries a precondition field of RFC 9110 §13.1 (CONDITIONAL_FIELDS). */
 export interface ConditionalAssertion { conditional: RequestSelector }
-export interface RetryAfterAssertion { retry_after: RequestSelector & { scope?: 'origin' | 'path' } }
+export interface RetryAfterAssertion {
+  retry_after: RequestSelector & {
+    scope?: 'origin' | 'path'
+    /** The next request also comes no later than this long past the time named (a duration): asked again when said, not much later. */
+    within?: string
+  }
+}
 export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed', /** Only the gap before the Nth fitting request. */ before?: number } }
 export interface ConcurrencyAssertion { concurrency: RequestSelector & { at_most?: number, at_least?: number, per?: 'origin' | 'all' } }
 export interface OrderAssertion { order: RequestSelector[] }

@@ -71,6 +71,27 @@ function stepAt (sequence: readonly RobotsStep[] | undefined, n: number): Robots
   return undefined
 }
 
+/** The step of a sequence timed by `for` that an answer `elapsedMs` after its first falls in. */
+function stepAtTime (sequence: readonly RobotsStep[], elapsedMs: number): RobotsStep | undefined {
+  let end = 0
+  for (const step of sequence) {
+    end += parseDuration(step.for ?? 0)
+    if (elapsedMs < end) return step
+  }
+  return undefined
+}
+
+/** The step this answer gets: by count, or by the site time since the sequence's first answer. */
+function sequenceStep (ctx: OriginContext, sequence: readonly RobotsStep[], counterKey: string): RobotsStep | undefined {
+  if (sequence[0]?.for === undefined) return stepAt(sequence, ctx.state.count(counterKey))
+  const now = originNow(ctx)
+  // the first answer's time, kept with the per-client counters (so /_webkrab/reset starts it again)
+  const key = `${counterKey} first-at`
+  const first = ctx.state.peek(key) === 0 ? now : ctx.state.peek(key)
+  if (ctx.state.peek(key) === 0) ctx.state.setCounter(key, now)
+  return stepAtTime(sequence, now - first)
+}
+
 /** Takes the response away from fastify, keeping the headers set so far (Date among them). */
 function hijack (reply: FastifyReply): void {
   const headers = reply.getHeaders()
@@ -128,7 +149,7 @@ export interface RobotsAnswerContext {
 export function sendRobots (ctx: OriginContext, request: FastifyRequest, reply: FastifyReply, spec: RobotsSpec, at: RobotsAnswerContext): FastifyReply {
   const { state } = ctx
   if (spec.sequence !== undefined && at.hop === undefined) {
-    const step = stepAt(spec.sequence, state.count(at.counterKey))
+    const step = sequenceStep(ctx, spec.sequence, at.counterKey)
     // a 2xx step serves the file with that status; any other, an error page
     if (step !== undefined && (step.status < 200 || step.status >= 300)) return sendError(ctx, reply, step.status, spec, step)
     if (step !== undefined) return sendRobots(ctx, request, reply, { ...spec, sequence: undefined, status: step.status, headers: { ...spec.headers, ...step.headers } }, at)

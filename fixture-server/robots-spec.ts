@@ -51,6 +51,12 @@ export interface RobotsStep {
   status: number
   /** How many answers this step gives (default 1). */
   times?: number
+  /**
+   * Instead of `times`: every answer for this long of the site's clock (a duration), counted
+   * from the sequence's first answer after the steps before it. A sequence counts by times or by
+   * time, not both.
+   */
+  for?: string | number
   retryAfter?: number | string
   headers?: Record<string, string>
 }
@@ -118,6 +124,19 @@ export function robotsProblems (setting: RobotsSetting, originNames: readonly st
   if (target !== undefined && !originNames.includes(target)) {
     const where = spec.redirect?.origin !== undefined ? ['redirect', 'origin'] : at
     problems.push({ path: where, rule: `no origin named "${target}" (origins: ${originNames.join(', ')})` })
+  }
+  const steps = spec.sequence ?? []
+  steps.forEach((step, k) => {
+    if (step.for === undefined) return
+    try {
+      parseDuration(step.for)
+    } catch {
+      problems.push({ path: ['sequence', k, 'for'], rule: 'for is not a duration (2500ms, 3s)' })
+    }
+    if (step.times !== undefined) problems.push({ path: ['sequence', k, 'times'], rule: 'a step lasts a number of answers (times) or a time (for), not both' })
+  })
+  if (steps.some(s => s.for !== undefined) && steps.some(s => s.for === undefined)) {
+    problems.push({ path: ['sequence'], rule: 'a sequence counts answers (times) or time (for) on every step, not some of each' })
   }
   if (spec.redirect !== undefined && spec.status !== undefined) {
     problems.push({ path: ['status'], rule: 'a redirect sets its own status: give redirect.status' })

@@ -170,6 +170,7 @@ const LIST: Array<[string, RobotsVariant]> = [
   ['status-503-retry-after', { text: '503 with Retry-After: 3600', spec: status(503, { retryAfter: 3600 }) }],
   ['status-503-retry-date', { text: '503 with Retry-After as an HTTP-date an hour after Date', spec: status(503, { retryAfter: 'date:+3600' }) }],
   ['status-503-html', { text: '503 with Retry-After: 600 and an HTML error page', spec: status(503, { retryAfter: 600, errorPage: 'html' }) }],
+  ['rate-limited-then-ok', { text: '429 with Retry-After: 3 for the first 2.5 s of the site\'s clock from its first answer, then the basic file', spec: { body: BASIC, sequence: [{ status: 429, for: '2500ms', retryAfter: 3 }] } }],
   ['outage-then-ok', { text: '503 with Retry-After: 60 for the first two requests, then the basic file', spec: { body: BASIC, sequence: [{ status: 503, times: 2, retryAfter: 60 }] } }],
   ['redirect-5', { text: 'five redirects, then a file (RFC 9309 2.3.1.2: follow at least five)', spec: { body: REDIRECTED, redirect: { hops: 5 } } }],
   ['redirect-6', { text: 'six redirects, then a file (more than five: MAY be taken as unavailable)', spec: { body: REDIRECTED, redirect: { hops: 6 } } }],

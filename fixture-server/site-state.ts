@@ -155,6 +155,13 @@ export class SiteState {
     return this.#counters.get(key) ?? 0
   }
 
+  /** Sets a per-client value (a sequence's first answer's time), bounded and forgotten as counts are. */
+  setCounter (key: string, value: number): void {
+    if (!this.#counters.has(key)) this.#counterBytes += counterCost(key)
+    this.#counters.delete(key)
+    this.#counters.set(key, value)
+  }
+
   /** Forgets per-client state: flaky counters, sequence positions, churn and rotation counters. */
   resetClientState (): void {
     this.#counters.clear()

@@ -96,6 +96,7 @@ function unsure (what: string, e: Elapsed, needed: number): string {
  */
 export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: GradeContext): CheckResult {
   const scope = spec.scope ?? 'origin'
+  const within = spec.within === undefined ? null : parseDuration(spec.within)
   const asking = selectRequests(ctx.seen, spec).filter(s => s.responseHeaders['retry-after'] !== undefined)
   if (asking.length === 0) return untested(`no ${describeSelector(spec, 'response')} carried Retry-After, so there was no wait to honour (the crawler did not ask)`)
   const measured: Array<{ gap: number, wait: number }> = []
@@ -119,6 +120,17 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
       unsureOf ??= unsure(`${nameRequest(ctx.seen, next)} after ${nameResponse(ctx.seen, s)} with Retry-After: ${wait.said}`, e, wait.ms)
       continue
     }
+    if (within !== null) {
+      const latest = wait.ms + within
+      // late however early the stamps were: the crawler's doing
+      if (e.least > latest) {
+        return { ...fail(`${nameRequest(ctx.seen, next)} arrived ${formatMs(Math.max(e.measured, 0))} after ${nameResponse(ctx.seen, s)} to ${s.path} with Retry-After: ${wait.said}: ${formatMs(e.measured - wait.ms)} past the time the server named, where ${formatMs(within)} was allowed`), waits: [{ waitedMs: Math.max(e.measured, 0), askedMs: wait.ms }] }
+      }
+      if (e.most > latest) {
+        unsureOf ??= unsure(`${nameRequest(ctx.seen, next)} after ${nameResponse(ctx.seen, s)} with Retry-After: ${wait.said} (at most ${formatMs(latest)})`, e, latest)
+        continue
+      }
+    }
     measured.push({ gap: e.measured, wait: wait.ms })
   }
   if (unsureOf !== null) return { ...untested(unsureOf), untimed: true }
@@ -131,7 +143,8 @@ export function checkRetryAfter (spec: RetryAfterAssertion['retry_after'], ctx: 
   }
   const gaps = measured.map(m => `${formatMs(m.gap)} for ${formatMs(m.wait)}`).join(', ')
   const unmeasured = usable - measured.length
-  return { ...pass(`${plural(measured.length, 'Retry-After')} honoured: the next request to the same ${scope} came no earlier than the time the server named (waited ${gaps})${unmeasured > 0 ? `; ${unmeasured} more had no later request in the same visit` : ''}`), waits: measured.map(m => ({ waitedMs: m.gap, askedMs: m.wait })) }
+  const bound = within === null ? '' : ` and no more than ${formatMs(within)} after it`
+  return { ...pass(`${plural(measured.length, 'Retry-After')} honoured: the next request to the same ${scope} came no earlier than the time the server named${bound} (waited ${gaps})${unmeasured > 0 ? `; ${unmeasured} more had no later request in the same visit` : ''}`), waits: measured.map(m => ({ waitedMs: m.gap, askedMs: m.wait })) }
 }
 
 /** Whether a `reset` step lies between two crawl steps (the server forgot its clients in between). */

@@ -174,7 +174,9 @@ function describeChain (chain: readonly string[]): string {
  * WebKrab keeps to 2.3.1.4's MUST for as long as the file is unreachable: the stricter
  * reading, so an outage never widens what is crawled.
  */
-function unreachable (input: RobotsAnswerInput, status: number | null, what: string, retryAfterRaw: string | undefined, options: RobotsFetchOptions): RobotsStep {
+const UNREACHABLE_BASIS = '"the crawler MUST assume complete disallow" (RFC 9309 section 2.3.1.4)'
+
+function unreachable (input: RobotsAnswerInput, status: number | null, what: string, retryAfterRaw: string | undefined, options: RobotsFetchOptions, basis: string = UNREACHABLE_BASIS): RobotsStep {
   const failures = (input.previous?.access === 'disallow-all' ? input.previous.failures : 0) + 1
   const backoff = backoffDelay(failures, input.random, options.backoff)
   const headers = input.answer.kind === 'response' ? input.answer.headers : {}
@@ -195,7 +197,7 @@ function unreachable (input: RobotsAnswerInput, status: number | null, what: str
     readAgainAt: input.serverNowMs + waitMs,
     failures,
     status,
-    reason: `robots.txt is unreachable (${what})${describeChain(input.chain)}: "the crawler MUST assume complete disallow" (RFC 9309 section 2.3.1.4); read again in ${formatDuration(waitMs)} (${by})`,
+    reason: `robots.txt ${status === 429 ? 'answered' : 'is unreachable'} (${what})${describeChain(input.chain)}: ${basis}; read again in ${formatDuration(waitMs)} (${by})`,
     header: serverWait !== null ? `Retry-After: ${retryAfterRaw ?? ''}` : null
   })
 }
@@ -266,7 +268,8 @@ export function judgeRobotsAnswer (input: RobotsAnswerInput): RobotsStep {
   if (status === 429) {
     // WebKrab's stricter rule: 2.3.1.3 lets a crawler access the site on a 4xx (a MAY, not a MUST);
     // "too many requests" is no invitation to crawl, so it is waited out like an unreachable file
-    return unreachable(input, status, '429 Too Many Requests, which WebKrab waits out rather than read as unavailable', headers['retry-after'], options)
+    return unreachable(input, status, '429 Too Many Requests', headers['retry-after'], options,
+      'RFC 9309 counts a 4xx as "unavailable" (section 2.3.1.3: the crawler MAY access any resources), but WebKrab\'s rule robots-rate-limit-waited-out (not the RFC\'s) takes a 429 as the server asking for time: nothing else of the origin until robots.txt is read again')
   }
   if (status >= 400 && status < 500) return unavailable(input, status, `${status}`, headers, options, MAY_ACCESS)
   if (status >= 500 && status < 600) return unreachable(input, status, `${status}`, headers['retry-after'], options)

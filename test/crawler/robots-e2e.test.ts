@@ -2,6 +2,9 @@ import t from 'tap'
 import { request } from 'undici'
 import { openBench, resourceFor, type Bench } from './crawl-helpers.js'
 import { validateReport } from '../../reports/load-report.js'
+import { join } from 'node:path'
+import { crawl } from '../../crawler/index.js'
+import { startFixtureSite } from '../../fixture-server/index.js'
 
 // The reference crawler and robots.txt (RFC 9309), end to end over real sockets: what
 // the fixture site's journal saw, and what the fetch report says about it.
@@ -120,4 +123,32 @@ t.test('the group is chosen by the product token of the User-Agent the crawler s
   const { report, journal } = await bench.crawl(['/validators/strong', '/private/x'], { userAgent: 'krabtest/2.1 (+https://example.org/bot)' })
   t.same(journal.map(e => e.path), ['/validators/strong'])
   t.match(resourceFor(report, '/private/x').reason, /line 5 "Disallow: \/private\/"/)
+})
+
+t.test('a robots.txt answered 429 with Retry-After: 3 for its first 2.5 s: no page before 3 s, robots.txt read again by 5 s, then obeyed; the reason names WebKrab\'s rule', async t => {
+  // the site's clock follows the real one, so the 2.5 s of 429s pass as the crawler waits
+  const site = await startFixtureSite({
+    catalogue: true,
+    clock: { realTime: true },
+    robots: { body: 'User-agent: *\nDisallow: /private/\n', sequence: [{ status: 429, for: '2500ms', retryAfter: 3 }] }
+  }, { port: 0 })
+  t.teardown(async () => { await site.close() })
+  const report = await crawl({ urls: ['/validators/strong', '/private/x', '/validators/weak'].map(p => site.url + p), store: join(t.testdir(), 'store.sqlite'), maxDurationMs: 10_000 })
+  const seen = site.journal.since(0)
+  const robots = seen.filter(e => e.path === '/robots.txt')
+  const pages = seen.filter(e => e.path !== '/robots.txt')
+  t.equal(robots[0]?.status, 429, 'the first read was answered 429')
+  const heard = robots[0].completedMs ?? robots[0].arrivedMs
+  const reread = robots.find(e => e.status === 200)
+  if (reread === undefined) throw new Error('robots.txt was never read again')
+  t.equal(robots.filter(e => e.status === 429).length, 1, 'not asked again while the server said to wait')
+  t.ok(reread.arrivedMs - heard >= 3000, `robots.txt read again ${Math.round(reread.arrivedMs - heard)} ms after the 429: not before the 3 s it named`)
+  t.ok(reread.arrivedMs - heard <= 5000, `and by 5 s (${Math.round(reread.arrivedMs - heard)} ms), not after a backoff of the crawler's own`)
+  for (const p of pages) t.ok(p.arrivedMs >= reread.arrivedMs, `${p.path} came after the rules were read`)
+  t.same(pages.map(p => p.path).sort(), ['/validators/strong', '/validators/weak'], 'the allowed pages were crawled and /private/x never requested')
+  t.equal(resourceFor(report, '/private/x').outcome, 'disallowed-by-robots')
+  const deferral = report.origins[0].deferrals?.[0]
+  t.match(deferral?.reason, /robots\.txt answered \(429 Too Many Requests\).*WebKrab's rule robots-rate-limit-waited-out \(not the RFC's\).*Retry-After: 3 says 3s/, 'the deferral says why, under WebKrab\'s rule')
+  t.notMatch(deferral?.reason, /2\.3\.1\.4/, 'and does not quote RFC 9309\'s MUST for a server error about a 429')
+  t.equal(deferral?.signal, 'Retry-After: 3')
 })

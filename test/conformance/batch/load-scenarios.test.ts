@@ -73,6 +73,14 @@ t.test('a bad duration in a step names the step and the pattern it breaks', asyn
   t.match(err.message, /:7:14: steps\[1\]\.advance "tomorrow" must be a duration \(500ms, 30s, 10m, 1h, 1d, or 1h30m\) \(rule #\/definitions\/duration\/pattern\)/)
 })
 
+t.test('crawl-delay, a choice, is not read as a duration; an option that is one is bounded', async t => {
+  const withOptions = (options: string): string => GOOD.replace('  - crawl: { urls: [/validators/strong] }\n  - advance', `  - crawl: { urls: [/validators/strong], options: { ${options} } }\n  - advance`)
+  const s = await parseScenario(withOptions('robots: obey, crawl-delay: honour, max-crawl-delay: 5s'), '/suite/validators/validators-example.yaml')
+  t.same('crawl' in s.steps[0] ? s.steps[0].crawl.options : null, { robots: 'obey', 'crawl-delay': 'honour', 'max-crawl-delay': '5s' })
+  const err = await rejection(withOptions('max-crawl-delay: 30d'))
+  t.match(err.message, /:6:70: 30d is longer than a scenario may ask for here \(at most 1d\)/)
+})
+
 t.test('a step with two actions names the actions a step may have', async t => {
   const err = await rejection(GOOD.replace('  - advance: 1d', '  - { advance: 1d, wait: 1s }'))
   t.match(err.message, /:7:5: steps\[1\] must have exactly one of crawl, advance, change, reset, wait \(rule #\/definitions\/step\/maxProperties\)/)

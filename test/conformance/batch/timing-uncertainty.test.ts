@@ -46,6 +46,19 @@ t.test('retry_after: early by more than the stamps can be off fails, clear of th
   t.match(checkRetryAfter({ path: '/flaky' }, retry(1002, 0)), { status: 'pass' }, 'stamps known to be on time: 2 ms clear is clear')
 })
 
+t.test('retry_after within: asked again no later than the time named and the allowance, graded the same three ways', async t => {
+  const within = { path: '/flaky', within: '2s' }
+  t.match(checkRetryAfter(within, retry(1500, 3)), { status: 'pass', message: /no earlier than the time the server named and no more than 2 s after it/ }, '1.5 s after, 1 s asked, 2 s allowed: in time')
+  const late = checkRetryAfter(within, retry(3100, 3))
+  t.match(late, { status: 'fail', message: /arrived 3.1 s after response 1 \(503\) to \/flaky with Retry-After: 1: 2.1 s past the time the server named, where 2 s was allowed/ }, 'even 3 ms sooner, 3.097 s is past 1 s + 2 s: late, the crawler\'s doing')
+  t.equal(late.untimed, undefined)
+  const unsure = checkRetryAfter(within, retry(2998, 0, 5))
+  t.equal(unsure.status, 'untested', '2.998 s by the stamps, but the 503 may have ended 5 ms sooner: up to 3.003 s, inside the stamps\' uncertainty')
+  t.equal(unsure.untimed, true, 'marked for timing again')
+  t.match(checkRetryAfter(within, retry(990, 3, 4)), { status: 'fail', message: /the server asked for 1 s/ }, 'early is still early')
+  t.match(checkRetryAfter({ path: '/flaky' }, retry(3100, 3)), { status: 'pass' }, 'without within, a late retry is no fault of this check')
+})
+
 t.test('gap: the same three outcomes, and a surely short gap wins over an unsure one', async t => {
   const pair = (between: number, late: number): Seen[] => {
     const a = seen({ path: '/g', arrivedMs: 0, completedMs: 10, arrivedAt: 0, completedAt: 10 })

@@ -27,7 +27,7 @@ function record (step: RobotsStep): RobotsRecord {
 const FILE = 'User-agent: *\nDisallow: /private/\n'
 
 t.test('each answer to robots.txt gives the access and the time to read it again that RFC 9309 and WebKrab\'s rules say', async t => {
-  const rows: Array<{ name: string, answer: RobotsAnswer, access: RobotsRecord['access'], againIn: number, reason: RegExp, header?: string | null }> = [
+  const rows: Array<{ name: string, answer: RobotsAnswer, access: RobotsRecord['access'], againIn: number, reason: RegExp, notReason?: RegExp, header?: string | null }> = [
     { name: '200, no cache control', answer: answer(200, {}, FILE), access: 'rules', againIn: DAY, reason: /most RFC 9309 section 2\.4 allows/, header: null },
     { name: '200, max-age an hour', answer: answer(200, { 'cache-control': 'max-age=3600' }, FILE), access: 'rules', againIn: HOUR, reason: /as Cache-Control: max-age=3600 says/, header: 'Cache-Control: max-age=3600' },
     { name: '200, max-age an hour, 10 minutes of it spent upstream (Age)', answer: answer(200, { 'cache-control': 'max-age=3600', age: '600' }, FILE), access: 'rules', againIn: 50 * 60 * SECOND, reason: /kept for 50m/, header: 'Cache-Control: max-age=3600, Age: 600' },
@@ -40,8 +40,9 @@ t.test('each answer to robots.txt gives the access and the time to read it again
     { name: '403', answer: answer(403), access: 'allow-all', againIn: DAY, reason: /unavailable \(403\)/ },
     { name: '404', answer: answer(404), access: 'allow-all', againIn: DAY, reason: /unavailable \(404\)/ },
     { name: '410, max-age an hour', answer: answer(410, { 'cache-control': 'max-age=3600' }), access: 'allow-all', againIn: HOUR, reason: /unavailable \(410\)/ },
-    { name: '429 without Retry-After: backed off', answer: answer(429), access: 'disallow-all', againIn: 60 * SECOND, reason: /429.*MUST assume complete disallow.*backoff after 1 unreachable read/ },
-    { name: '429 with Retry-After: 3600', answer: answer(429, { 'retry-after': '3600' }), access: 'disallow-all', againIn: HOUR, reason: /Retry-After: 3600 says 1h/, header: 'Retry-After: 3600' },
+    { name: '429 without Retry-After: backed off', answer: answer(429), access: 'disallow-all', againIn: 60 * SECOND, reason: /^robots\.txt answered \(429 Too Many Requests\): RFC 9309 counts a 4xx as "unavailable".*WebKrab's rule robots-rate-limit-waited-out \(not the RFC's\).*backoff after 1 unreachable read/, notReason: /MUST assume complete disallow/ },
+    { name: '429 with Retry-After: 3600', answer: answer(429, { 'retry-after': '3600' }), access: 'disallow-all', againIn: HOUR, reason: /robots-rate-limit-waited-out.*Retry-After: 3600 says 1h/, notReason: /2\.3\.1\.4/, header: 'Retry-After: 3600' },
+    { name: '429 with Retry-After: 3: read again when the server said, not after a silent outage\'s backoff', answer: answer(429, { 'retry-after': '3' }), access: 'disallow-all', againIn: 3 * SECOND, reason: /Retry-After: 3 says 3s/, header: 'Retry-After: 3' },
     { name: '500', answer: answer(500, {}, '<html>error</html>'), access: 'disallow-all', againIn: 60 * SECOND, reason: /unreachable \(500\).*2\.3\.1\.4/ },
     { name: '503 with Retry-After as an HTTP-date an hour after Date', answer: answer(503, { 'retry-after': formatHttpDate(NOW + HOUR) }), access: 'disallow-all', againIn: HOUR, reason: /Retry-After/ },
     { name: '503 with Retry-After: 10, shorter than a silent outage\'s backoff: read again when the server said', answer: answer(503, { 'retry-after': '10' }), access: 'disallow-all', againIn: 10 * SECOND, reason: /Retry-After: 10 says 10s/, header: 'Retry-After: 10' },
@@ -55,6 +56,7 @@ t.test('each answer to robots.txt gives the access and the time to read it again
     t.equal(r.access, row.access, `${row.name}: ${row.access}`)
     t.equal(r.readAgainAt - NOW, row.againIn, `${row.name}: read again in ${row.againIn} ms`)
     t.match(r.reason, row.reason, `${row.name}: the reason says why`)
+    if (row.notReason !== undefined) t.notMatch(r.reason, row.notReason, `${row.name}: the reason quotes no rule that is not this answer's`)
     if (row.header !== undefined) t.equal(r.header, row.header, `${row.name}: header ${String(row.header)}`)
     t.equal(r.origin, ORIGIN)
   }

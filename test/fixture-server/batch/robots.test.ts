@@ -252,6 +252,25 @@ t.test('outage-then-ok answers 503 to the first two requests, then the file; a r
   t.same(await statuses(), [503, 503, 200])
 })
 
+t.test('a sequence timed by for answers by the site\'s clock from its first answer, however often it is asked; a reset starts it again', async t => {
+  const s = await site(t, { robots: 'rate-limited-then-ok' })
+  const status = async (): Promise<number> => (await s.app.inject('/robots.txt')).statusCode
+  const first = await s.app.inject('/robots.txt')
+  t.equal(first.statusCode, 429, 'the first answer is the step\'s')
+  t.equal(first.headers['retry-after'], '3', 'with its Retry-After')
+  for (let i = 0; i < 5; i++) t.equal(await status(), 429, `asked again at once (${i + 1}): still 429, counted by time, not by answers`)
+  s.clock.advance('2499ms')
+  t.equal(await status(), 429, '2.499 s after the first answer: still 429')
+  s.clock.advance('1ms')
+  const after = await s.app.inject('/robots.txt')
+  t.equal(after.statusCode, 200, 'from 2.5 s on: the file')
+  t.match(after.body, /Disallow: \/private\//)
+  s.reset()
+  t.equal(await status(), 429, 'a reset starts the sequence over from the next answer')
+  s.clock.advance('2s')
+  t.equal(await status(), 429, 'timed from the first answer after the reset')
+})
+
 t.test('a sequence step of 2xx serves the file with that status', async t => {
   const s = await site(t, { robots: { variant: 'basic', sequence: [{ status: 429, retryAfter: 'date:+30' }, { status: 203 }] } })
   const first = await s.app.inject('/robots.txt')
