@@ -151,7 +151,8 @@ function gradeUntold (a: Assertion, missing: string[], ctx: GradeContext): Check
     if (r.status === 'untested') return notTold
     return { ...r, message: `${r.message} (not told robots, it asked for robots.txt itself, so the rule applies)` }
   }
-  const r = runCheck(a, ctx)
+  // a rule that applies once something happened is graded from then on, told or not: never over requests it does not cover
+  const r = a.applies_when !== undefined ? checkFromThenOn(a, a.applies_when, ctx) : runCheck(a, ctx)
   if (r.status !== 'fail') return notTold
   if (a.type === 'retry_after') return { ...r, message: `${r.message} (graded though not told ${names}: the request was sent after the Retry-After had arrived, which no option permits)` }
   if (a.type === 'requests' || a.type === 'no_requests') {

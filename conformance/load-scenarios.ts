@@ -228,6 +228,8 @@ export async function parseScenario (text: string, file: string, options: LoadOp
     checkAssertion(type, body[type], ['assertions', i, type], steps, bad, checkOrigin, checkUrl)
     const after = (body[type] as { after?: unknown } | null)?.after
     if (after !== undefined) checkAssertion('no_requests', after, ['assertions', i, type, 'after'], steps, bad, checkOrigin, checkUrl)
+    const until = (body[type] as { until?: unknown } | null)?.until
+    if (until !== undefined) checkAssertion('no_requests', until, ['assertions', i, type, 'until'], steps, bad, checkOrigin, checkUrl)
     if (body.applies_when !== undefined) checkAssertion('no_requests', body.applies_when, ['assertions', i, 'applies_when'], steps, bad, checkOrigin, checkUrl)
     const cited = cites(body.reason as string, ['assertions', i, 'reason'])
     const named = body.rule as string | undefined

@@ -58,6 +58,8 @@ export interface Comparison {
 /** Only requests that arrived once the response to the first request fitting `after` had ended: what the crawler sent knowing the signal. */
 export interface AfterSignal {
   after?: RequestSelector
+  /** Only requests that arrived before the first request fitting `until` (every one, when none fits): what the crawler sent before it had what it needed, a robots.txt read whole, say. */
+  until?: RequestSelector
 }
 
 export interface RequestsAssertion { requests: RequestSelector & Comparison & AfterSignal }

@@ -38,10 +38,15 @@ export function fits (sel: RequestSelector, seen: Seen, ignoreStep = false): boo
   return true
 }
 
-/** The requests that fit, in arrival order (the journal's order); with `after`, only those that arrived once the signal had ended. */
+/**
+ * The requests that fit, in arrival order (the journal's order); with `after`, only those that
+ * arrived once the signal had ended; with `until`, only those that arrived before the first
+ * request fitting it (all of them when none does: the crawler never had it).
+ */
 export function selectRequests (seen: Seen[], sel: RequestSelector & AfterSignal, ignoreStep = false): Seen[] {
   const from = sel.after === undefined ? null : signalEnd(seen, sel.after)
-  return seen.filter(s => fits(sel, s, ignoreStep) && (from === null || s.arrivedMs > from.endedMs))
+  const until = sel.until === undefined ? undefined : seen.find(s => fits(sel.until as RequestSelector, s))
+  return seen.filter(s => fits(sel, s, ignoreStep) && (from === null || s.arrivedMs > from.endedMs) && (until === undefined || s.arrivedMs < until.arrivedMs))
 }
 
 /**
@@ -68,6 +73,8 @@ export function describeSelector (sel: RequestSelector, noun = 'request'): strin
   }
   const after = (sel as AfterSignal).after
   if (after !== undefined) out += ` sent after the ${describeSelector(after, 'response')}`
+  const until = (sel as AfterSignal).until
+  if (until !== undefined) out += ` sent before the first ${describeSelector(until, 'request')}`
   return out
 }
 

@@ -7,6 +7,7 @@ import { basisWords, type Verdict } from '../grade-scenario.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
 import { economyHtml, economyText } from './economy-table.js'
+import { practicesHtml, robotsSectionHtml } from './scorecard-views.js'
 import { byConcern, ruleText, SCORE_NAMES, scoreText } from './verdict-words.js'
 
 /**
@@ -127,7 +128,9 @@ export function renderScorecardHtml (results: SuiteResult[], links: ScorecardLin
     body: stats +
       card({ title: 'Totals', caption: 'Passed of graded assertions per score: RFC conformance (by the RFC\'s own keyword), WebKrab profile (WebKrab\'s operating rules) and reporting (the crawler\'s webkrab.report/v1, untested for crawlers that write none).', body: totals, id: 'totals-card' }) +
       economyHtml(results) +
+      robotsSectionHtml(results, anchor) +
       card({ title: 'Verdicts by concern', caption: 'Open a concern for its scenarios; a cell leads to what the server saw and the rule. * marks a failure the crawler\'s adapter lists as known, with its reason.', body: matrix, id: 'matrix-card' }) +
+      practicesHtml(results) +
       card({ title: 'Evidence', caption: 'Every verdict other than pass, crawler by crawler.', body: evidence, id: 'evidence' }),
     footer: `webkrab ${version} · webkrab.conformance/v1`
   })

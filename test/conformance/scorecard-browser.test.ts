@@ -165,4 +165,42 @@ if (NO_BROWSER !== false) {
     t.match(page.url(), /index\.html$/, 'and leads back to the index')
     t.same(errors, [], 'no script errors on any page')
   })
+
+  t.test('the shipped scorecard has a robots.txt section a reader can link to: per crawler, per behaviour, what the server saw; and the crawler best practices view', async t => {
+    const { loadResults } = await import('../../conformance/reporters/compare.js')
+    const { RESULTS_DIR } = await import('../../conformance/run-scorecard.js')
+    const { serverSaw } = await import('../../conformance/reporters/scorecard-views.js')
+    const shipped = loadResults(readdirSync(RESULTS_DIR).filter(f => f.endsWith('.json')).sort().map(f => join(RESULTS_DIR, f)))
+    const robots = [...new Set(shipped.flatMap(r => r.scenarios.filter(s => s.concern === 'robots').map(s => s.id)))].sort()
+    t.ok(robots.length >= 25, `the committed results grade ${robots.length} robots.txt behaviours`)
+    const out = fromRoot('reports', 'out', 'scorecard')
+    mkdirSync(out, { recursive: true })
+    const file = join(out, 'test-scorecard-robots.html')
+    writeFileSync(file, renderScorecardHtml(shipped))
+    t.teardown(() => { rmSync(file, { force: true }) })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', e => { errors.push(e.message) })
+    const target = 'robots-429-waited-out-then-obeyed'
+    await page.goto(`${pathToFileURL(file).href}#robots-${target}`)
+    t.ok(await page.isVisible(`#robots-${target}`), 'a link to one behaviour lands on its row')
+    const inView = await page.$eval(`#robots-${target}`, el => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < el.ownerDocument.documentElement.clientHeight })
+    t.ok(inView, 'scrolled into view')
+    t.same(await page.$$eval('#robots-table tbody tr[data-id]', trs => trs.map(tr => tr.getAttribute('data-id'))), robots, 'a row per behaviour')
+    t.same(await page.$$eval('#robots-table thead th[data-column]', ths => ths.length), shipped.length, 'a column per crawler')
+    for (const [i, r] of shipped.entries()) {
+      const s = r.scenarios.find(x => x.id === target)
+      if (s === undefined) continue
+      const cell = await page.$eval(`#robots-${target} td[data-column="${i}"]`, td => ({ verdict: td.getAttribute('data-verdict'), saw: td.querySelector('.note')?.getAttribute('title') }))
+      t.equal(cell.verdict, s.verdict, `${r.crawler.name}: its verdict`)
+      t.equal(cell.saw, serverSaw(s), `${r.crawler.name}: what the server saw, from its results`)
+    }
+    const reference = shipped.findIndex(r => r.crawler.name === 'reference')
+    t.match(await page.textContent(`#robots-${target} td[data-column="${reference}"] .note`), /GET \/robots\.txt -> 429.*GET \/robots\.txt -> 200/, 'the reference crawler\'s cell shows the 429 and the file read after it')
+    const practices = await page.$$eval('#practices-table tbody tr', trs => trs.map(tr => tr.getAttribute('data-section')))
+    t.ok(practices.length >= 4, `the crawler best practices view has ${practices.length} of the draft's sentences`)
+    t.match(await page.textContent('#practices'), /draft-illyes-webbotauth-cbcp-00/, 'and names the draft')
+    t.same(errors, [], 'no script errors')
+    await page.screenshot({ path: join(out, 'scorecard-robots.png'), fullPage: false })
+  })
 }

@@ -294,3 +294,21 @@ assertions:
   t.equal(r.verdict, 'optional-fail', r.message)
   t.match(r.assertions[0].message, /the server saw 11: .*graded though not told scope: every request counted was inside the scope the step sets/)
 })
+
+t.test('a rule that applies once robots.txt was read stays ungraded for a crawler that never read it, though another option untold would let the check run', { skip: NO_CURL }, async t => {
+  // told robots but not scope (the adapter accepts neither): the RFC 9309 rule is gated on robots.txt, which curl never asks
+  const r = await run(`id: robots-gated-untold-scope
+name: A disallowed page is not asked.
+kind: required
+refs: ["RFC 9309 §2.3.1.1"]
+site:
+  catalogue: true
+  robots: basic
+steps:
+  - crawl: { urls: [/validators/strong, /private/x], options: { robots: obey, scope: [main] } }
+assertions:
+  - { id: never, level: must, rule: robots-rules-obeyed, applies_when: { path: /robots.txt }, reason: "RFC 9309 §2.3.1.1: the crawler MUST follow the parseable rules.", no_requests: { path: /private/x } }
+`, commandAdapter({ command: 'curl --silent --output /dev/null {url}', accepts: { options: ['robots'], headers: false, state: false, clock: 'none', reports: false } }), 'robots')
+  t.match(byId(r, 'never'), { status: 'untested', message: /^the crawler was not told scope/ }, 'not failed on a file it never had, though every request lay inside the scope it was not told')
+  t.equal(r.verdict, 'untested', r.message)
+})
