@@ -7,6 +7,7 @@ import { CRAWL_OPTION_TABLE, type CrawlOptionRow } from './run/crawl-option-tabl
 import { resolveCrawlOptions, type CrawlOptions } from './run/crawl-options.js'
 import type { CrawlEvent } from './run/crawl-events.js'
 import { loadImportance } from './run/importance-file.js'
+import { refuseOutputOverInput } from '../common/same-file.js'
 import { setField } from './fetch/request-fields.js'
 import { limitHeapGrowth } from './run/heap-growth.js'
 
@@ -122,6 +123,7 @@ export function registerCrawl (program: Command): void {
       // the list streams into the store's frontier as the run starts (read whole under --plan, whose planner weighs the seeds together)
       const options: CrawlOptions = { ...crawlOptionsFromFlags(args, flags), ...(typeof flags.urlsFile === 'string' ? { urlsFile: flags.urlsFile } : {}) }
       // bad input is refused before the store is opened or anything is sent
+      if (typeof flags.report === 'string' && typeof flags.importance === 'string') refuseOutputOverInput([{ flag: '--report', path: flags.report }], [{ flag: '--importance', path: flags.importance }])
       const resolved = resolveCrawlOptions(options)
       // the process's memory follows what the run keeps, not V8's widest headroom (heap-growth.ts)
       limitHeapGrowth()

@@ -1,4 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { refuseOutputOverInput } from '../common/same-file.js'
 import { once } from 'node:events'
 import { dirname, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
@@ -30,6 +31,8 @@ export function registerReport (program: Command): void {
     .option('--out <file>', 'write here instead of stdout')
     .option('--no-color', 'plain terminal output even on a TTY (NO_COLOR also works)')
     .action(async (file: string, flags: ReportFlags) => {
+      // the rendering replaces --out whole: never the report it is rendered from
+      if (flags.out !== undefined && file !== '-') refuseOutputOverInput([{ flag: '--out', path: flags.out }], [{ flag: 'the report', path: file }])
       const text = readInput(file)
       const chunks = renderChunks(text, file, flags.format, {
         color: flags.out === undefined && flags.color !== false && wantsColor(process.stdout),

@@ -1,6 +1,7 @@
 import { errors } from '../../common/errors.js'
 import { version } from '../../common/version.js'
 import type { Budgets } from '../../reports/report-types.js'
+import { refuseOutputOverInput } from '../../common/same-file.js'
 import { DEFAULT_BUDGETS } from '../policy/budgets.js'
 import type { ChangeMode } from '../policy/change-detection.js'
 import type { CrawlEvent } from './crawl-events.js'
@@ -226,6 +227,14 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
   const urlsFile = typeof o.urlsFile === 'string' && o.urlsFile !== '' ? o.urlsFile : null
   if (!Array.isArray(o.urls) || (o.urls.length === 0 && urlsFile === null)) throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed (as arguments or in --urls-file)')
   if (typeof o.store !== 'string' || o.store.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG('--store FILE is needed: the SQLite file that keeps records between runs')
+  if (typeof o.report === 'string' && o.report !== '') {
+    // by file identity, before the store is opened: a report written over the store, its journal or the URL list destroys it
+    refuseOutputOverInput([{ flag: '--report', path: o.report }], [
+      { flag: '--store', path: o.store },
+      ...['-wal', '-shm', '-lock'].map(end => ({ flag: `--store's ${end.slice(1)} file`, path: `${o.store as string}${end}` })),
+      ...(urlsFile !== null && urlsFile !== '-' ? [{ flag: '--urls-file', path: urlsFile }] : [])
+    ])
+  }
   const urls = [...new Set(o.urls.map(u => checkUrl(u)))]
   const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(o.headers ?? {})) {

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { badInputKit, type BadInputCase } from './bad-input-kit.js'
 
@@ -8,6 +9,13 @@ import { badInputKit, type BadInputCase } from './bad-input-kit.js'
 
 const kit = await badInputKit(t)
 const { url, good, dir, file } = kit
+// inputs an output path may name by another spelling: a symlink to the store, a URL list, an importance file
+const storeLink = join(dir, 'report-link.json')
+symlinkSync(good, storeLink)
+const urlList = join(dir, 'urls.txt')
+writeFileSync(urlList, `${url}\n`)
+const weights = join(dir, 'weights.yaml')
+writeFileSync(weights, `${url}: 2\n`)
 
 const CASES: BadInputCase[] = [
   { what: 'an unknown crawl flag', args: ['crawl', url, '--store', good, '--no-such-flag'], line: /WEBKRAB_ERR_BAD_FLAG: crawl: unknown option '--no-such-flag'/ },
@@ -27,6 +35,14 @@ const CASES: BadInputCase[] = [
   { what: 'a credential as request context', args: ['crawl', url, '--store', good, '--header', 'Cookie: session=1'], line: /WEBKRAB_ERR_BAD_FLAG: .*header Cookie cannot be set: the crawler never sends credentials/ },
   { what: 'a report path that is a folder', args: ['crawl', url, '--store', good, '--report', dir], line: /WEBKRAB_ERR_BAD_FLAG: .*--report .* is a folder, not a file/ },
   { what: 'a report path under a file', args: ['crawl', url, '--store', good, '--report', join(dir, 'important.txt', 'report.json')], line: /WEBKRAB_ERR_BAD_FLAG: .*important\.txt is a file, so no report can be written under it/ },
+  { what: 'a report onto the store', args: ['crawl', url, '--store', good, '--report', good], line: /WEBKRAB_ERR_BAD_FLAG: .*--report .*good\.sqlite is --store .*good\.sqlite: writing it there would destroy that file; give --report another path/ },
+  { what: 'a report onto the store by another spelling', args: ['crawl', url, '--store', good, '--report', './good.sqlite'], line: /WEBKRAB_ERR_BAD_FLAG: .*--report \.\/good\.sqlite is --store / },
+  { what: 'a report onto a symlink to the store', args: ['crawl', url, '--store', good, '--report', storeLink], line: /WEBKRAB_ERR_BAD_FLAG: .*--report .*report-link\.json is --store / },
+  { what: 'a report onto the store\'s write-ahead log', args: ['crawl', url, '--store', good, '--report', `${good}-wal`], line: /WEBKRAB_ERR_BAD_FLAG: .*--report .*good\.sqlite-wal is --store's wal file/ },
+  { what: 'a report onto a store not made yet', args: ['crawl', url, '--store', join(dir, 'fresh.sqlite'), '--report', join(dir, '.', 'fresh.sqlite')], line: /WEBKRAB_ERR_BAD_FLAG: .*fresh\.sqlite is --store / },
+  { what: 'a report onto the URL list', args: ['crawl', '--urls-file', urlList, '--store', good, '--report', urlList], line: /WEBKRAB_ERR_BAD_FLAG: .*--report .*urls\.txt is --urls-file / },
+  { what: 'a report onto the importance file', args: ['crawl', url, '--store', good, '--plan', '--importance', weights, '--report', weights], line: /WEBKRAB_ERR_BAD_FLAG: .*--report .*weights\.yaml is --importance / },
+  { what: 'a rendering onto the report it renders', args: ['report', file('not-json.json'), '--format', 'md', '--out', file('not-json.json')], line: /WEBKRAB_ERR_BAD_FLAG: .*--out .*not-json\.json is the report .*not-json\.json: writing it there would destroy that file/ },
   { what: 'a port out of range', args: ['serve', '--port', '99999'], line: /WEBKRAB_ERR_BAD_FLAG: .*--port must be an integer 0\.\.65535, not "99999"/ }
 ]
 
@@ -36,4 +52,6 @@ t.test('bad flags, durations, sizes and URLs exit 2 with one line that says what
 
 t.test('nothing already stored was touched: every store file has the checksum it had', async t => {
   kit.checkUntouched(t)
+  t.equal(readFileSync(urlList, 'utf8'), `${url}\n`, 'the URL list a report would have overwritten is as it was')
+  t.equal(readFileSync(weights, 'utf8'), `${url}: 2\n`, 'and the importance file')
 })
