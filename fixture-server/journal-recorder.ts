@@ -102,6 +102,20 @@ function retryAfterMs (value: unknown, date: unknown, nowMs: number): number | n
  * included), so the hot path wraps nothing; a pipelined request may count some of the
  * response before it, which crawlers do not do.
  */
+const ABSOLUTE_FORM = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*(.*)$/s
+
+/**
+ * The origin-form of a request target: `http://host:port/a?b` is `/a?b` (an authority
+ * with nothing after it, `/`); a target already in origin-form, or in asterisk-form, is
+ * kept as it came. The bytes after the authority are kept as sent.
+ */
+export function originForm (target: string): string {
+  const m = ABSOLUTE_FORM.exec(target)
+  if (m === null) return target
+  const rest = m[1]
+  return rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}`
+}
+
 export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
   const { state } = ctx
   const journal = state.journal
@@ -110,7 +124,9 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.header('date', httpDate(clock.now() + ctx.skewMs))
     const raw = request.raw
-    const target = raw.url ?? '/'
+    const rawTarget = raw.url ?? '/'
+    // a request in absolute-form (RFC 9112 section 3.2.2) is journalled by its origin-form target, the raw one beside it
+    const target = originForm(rawTarget)
     if (target.startsWith(ADMIN_PREFIX)) {
       done()
       return
@@ -136,6 +152,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       path: q === -1 ? target : target.slice(0, q),
       query: q === -1 ? '' : target.slice(q + 1),
       url: target,
+      ...(target !== rawTarget ? { rawTarget } : {}),
       headers: raw.headers as Record<string, string | string[]>,
       rawHeaders: raw.rawHeaders,
       arrivedMs: now,

@@ -12,8 +12,10 @@ export interface JournalEntry {
   path: string
   /** Raw query, without '?'. */
   query: string
-  /** The request target: path, then '?' and the query when there is one. */
+  /** The request target in origin-form: path, then '?' and the query when there is one. */
   url: string
+  /** The target as the request line carried it, when that was not origin-form (an absolute-form `http://host/path`). */
+  rawTarget?: string
   /** Request headers as sent, lower-cased names. */
   headers: Record<string, string | string[]>
   rawHeaders: string[]
