@@ -1,5 +1,7 @@
 import { acquireLateness, latenessBound } from '../fixture-server/loop-lateness.js'
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { readRegularFile } from '../common/regular-file.js'
+import { MAX_STEP_REPORT_BYTES } from './adapters/command-adapter.js'
 import { isAbsolute, join, relative } from 'node:path'
 import { packageRoot } from '../common/paths.js'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -313,8 +315,10 @@ function keepBadReports (runs: StepRun[], stateDir: string, dir: string): void {
     const from = join(stateDir, `report-${r.n}.json`)
     const to = join(dir, `report-${r.n}.json`)
     try {
+      // copied only as a regular file within the report bound: what the crawler left may be a FIFO or a device
+      const text = readRegularFile(from, MAX_STEP_REPORT_BYTES)
       mkdirSync(dir, { recursive: true })
-      copyFileSync(from, to)
+      writeFileSync(to, text)
       r.reportError = r.reportError.replace(from, to)
     } catch {}
   }

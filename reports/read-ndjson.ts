@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { Transform, type TransformCallback } from 'node:stream'
 import { errors } from '../common/errors.js'
+import { NotRegularFileError, openRegularFile } from '../common/regular-file.js'
 import type { SchemaCheck } from './schema-check.js'
 
 /**
@@ -42,17 +43,16 @@ function lineBound (file: string, max: number): Transform {
  * line (the file's final newline) is not a line.
  */
 export async function * readNdjson<T> (file: string, check: SchemaCheck, maxLineBytes = MAX_NDJSON_LINE_BYTES): AsyncGenerator<T> {
-  const source = createReadStream(file)
-  const opened = new Promise<void>((resolve, reject) => {
-    source.once('open', () => resolve())
-    source.once('error', reject)
-  })
+  // a regular file only, opened without waiting: a part may be a FIFO or a device someone else put there
+  let fd: number
   try {
-    await opened
+    fd = openRegularFile(file, Number.MAX_SAFE_INTEGER)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(file, { cause: err })
+    if (err instanceof NotRegularFileError) throw errors.WEBKRAB_ERR_BAD_REPORT(`${err.message}: a report's part is read only as a regular file`, { cause: err })
     throw errors.WEBKRAB_ERR_BAD_REPORT(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
   }
+  const source = createReadStream(file, { fd })
   const bounded = lineBound(file, maxLineBytes)
   source.on('error', err => bounded.destroy(errors.WEBKRAB_ERR_BAD_REPORT(`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? err.message})`, { cause: err })))
   const lines = createInterface({ input: source.pipe(bounded), crlfDelay: Number.POSITIVE_INFINITY })

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { NotRegularFileError, readRegularFile } from '../../common/regular-file.js'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { errors } from '../../common/errors.js'
 import { openLoaded, parseReport, reportProblems, wholeReport } from '../../reports/load-report.js'
@@ -211,6 +212,9 @@ function originOf (url: string): string {
   try { return new URL(url).origin } catch { return url }
 }
 
+/** The largest report file a step's crawler may write: a summary, or a whole report of a scenario's few requests, is far smaller. */
+export const MAX_STEP_REPORT_BYTES = 64 * 1024 * 1024
+
 /** At most this many of a bad report's problems are listed; the rest are counted. */
 const MAX_REPORT_PROBLEMS = 20
 
@@ -226,12 +230,17 @@ export async function readStepReport (stateDir: string, step: number): Promise<P
   let text: string
   let summary: FetchReport
   try {
-    text = readFileSync(path, 'utf8')
+    // the crawler made this file: read it only as a regular file of bounded size (a FIFO or /dev/zero would hang or fill the harness)
+    text = readRegularFile(path, MAX_STEP_REPORT_BYTES)
+  } catch (err) {
+    return { report: null, reportError: `${path} cannot be read as a report: ${err instanceof NotRegularFileError ? err.message.slice(path.length + 1) : (err as NodeJS.ErrnoException).code ?? (err as Error).message}` }
+  }
+  try {
     summary = parseReport(text, path)
   } catch (err) {
     let problems: string[]
     try {
-      problems = reportProblems(readFileSync(path, 'utf8'))
+      problems = reportProblems(text)
     } catch {
       problems = [(err as Error).message]
     }

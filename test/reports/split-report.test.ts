@@ -1,5 +1,6 @@
 import t from 'tap'
-import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
 import { startFixtureSite } from '../../fixture-server/index.js'
@@ -108,6 +109,15 @@ t.test('the conformance harness reads a step\'s split report whole, and names a 
   const bad = await readStepReport(dir, 1)
   t.equal(bad.report, null)
   t.match(bad.reportError, `${part}:2: /outcome`)
+  // a part that is a FIFO (the crawler under test made it) is refused at once, not waited on
+  rmSync(part)
+  const made = spawnSync('mkfifo', [part])
+  t.equal(made.status, 0, 'mkfifo')
+  const started = Date.now()
+  const fifo = await readStepReport(dir, 1)
+  t.equal(fifo.report, null)
+  t.match(fifo.reportError, `${part} is a FIFO, not a regular file: a report's part is read only as a regular file`)
+  t.ok(Date.now() - started < 5000, `refused at once (${Date.now() - started} ms)`)
 })
 
 t.test('a split report\'s part the disk will not take ends the run with one WEBKRAB_ERR_STORAGE line, and the store keeps what the run fetched', async t => {

@@ -1,0 +1,58 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { commandAdapter, MAX_STEP_REPORT_BYTES, readStepReport } from '../../conformance/adapters/command-adapter.js'
+import { parseScenario } from '../../conformance/load-scenarios.js'
+import { runScenario } from '../../conformance/run-scenario.js'
+
+// What a crawler under test leaves at {state}/report-N.json is read only as a regular file of
+// bounded size: a FIFO (whose open waits for a writer for ever), /dev/zero (which never ends) or a
+// file past the bound gives the step a report error saying so, and the harness goes on.
+
+const dir = mkdtempSync(join(tmpdir(), 'webkrab-report-files-'))
+const fifo = (path: string): void => {
+  const r = spawnSync('mkfifo', [path])
+  if (r.status !== 0) throw new Error(`mkfifo ${path}: ${String(r.stderr)}`)
+}
+
+t.test('a FIFO, a device, a folder and an oversized file at the report\'s path are refused at once, each named', { timeout: 20_000 }, async t => {
+  const cases: Array<[string, (path: string) => void, RegExp]> = [
+    ['fifo', fifo, /is a FIFO, not a regular file/],
+    ['device', path => { symlinkSync('/dev/zero', path) }, /is a character device, not a regular file/],
+    ['folder', path => { mkdirSync(path) }, /is a folder, not a regular file/],
+    ['huge', path => { writeFileSync(path, ''); truncateSync(path, MAX_STEP_REPORT_BYTES + 1) }, new RegExp(`is ${MAX_STEP_REPORT_BYTES + 1} bytes, more than the ${MAX_STEP_REPORT_BYTES} read`)]
+  ]
+  for (const [name, make, why] of cases) {
+    const state = join(dir, name)
+    mkdirSync(state)
+    make(join(state, 'report-1.json'))
+    const started = Date.now()
+    const r = await readStepReport(state, 1)
+    t.equal(r.report, null, `${name}: no report`)
+    t.match(r.reportError, why, `${name}: the step's report error says why`)
+    t.ok(Date.now() - started < 5000, `${name}: refused at once (${Date.now() - started} ms)`)
+  }
+})
+
+t.test('a crawler that leaves a FIFO as its report is graded without the report, and the scenario ends', { timeout: 60_000 }, async t => {
+  const crawler = join(dir, 'crawler.sh')
+  writeFileSync(crawler, '#!/bin/sh\nnode -e "fetch(process.argv[1]).then(r => r.text())" "$1"\nmkfifo "$2/report-$3.json"\n')
+  const yaml = `id: reporting-fifo
+name: The report names the schema.
+kind: required
+refs: ["WebKrab rule report-names-schema"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: fetched, level: should, needs: [], rule: report-names-schema, reason: "WebKrab rule report-names-schema: the page is fetched.", requests: { path: /validators/strong, at_least: 1 } }
+  - { id: schema, level: should, rule: report-names-schema, reason: "WebKrab rule report-names-schema: the report says its schema.", report: { step: 1, path: schema, equals: webkrab.report/v1 } }
+`
+  const scenario = await parseScenario(yaml, join(dir, 'reporting', 'reporting-fifo.yaml'))
+  const adapter = commandAdapter({ command: `sh ${crawler} {url} {state} {step}`, accepts: { options: [], headers: false, state: true, clock: 'none', reports: true } })
+  const r = await runScenario(scenario, adapter, join(dir, 'e2e-state'))
+  t.equal(r.assertions.find(a => a.id === 'fetched')?.status, 'pass', 'the journal part is graded')
+  t.match(r.steps[0].reportError, /report-1\.json cannot be read as a report: is a FIFO, not a regular file/, 'the step says what it found')
+  t.not(r.assertions.find(a => a.id === 'schema')?.status, 'pass', 'no report, no pass of a report check')
+})
