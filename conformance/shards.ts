@@ -1,4 +1,6 @@
 import { errors } from '../common/errors.js'
+import { isFailure, verdictOf, VERDICTS } from './grade-scenario.js'
+import type { ScenarioResult } from './run-scenario.js'
 import { countMissingCapabilityOnce, totalsOf, type SuiteResult } from './run-suite.js'
 import type { Scenario } from './scenario-types.js'
 
@@ -60,12 +62,15 @@ export function mergeResults (parts: SuiteResult[]): SuiteResult {
   parts.forEach((p, i) => {
     if (p.crawler.name !== first.crawler.name) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${i + 1} grade "${p.crawler.name}", results 1 grade "${first.crawler.name}"; shards of one run grade one crawler`)
     if ((p.profile ?? 'default') !== (first.profile ?? 'default')) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${i + 1} ran with --profile ${p.profile ?? 'default'}, results 1 with ${first.profile ?? 'default'}`)
+    if ((p.webkrabVersion ?? null) !== (first.webkrabVersion ?? null)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${i + 1} were graded by WebKrab ${p.webkrabVersion ?? '(unknown)'}, results 1 by ${first.webkrabVersion ?? '(unknown)'}; shards of one run come from one version`)
     for (const s of p.scenarios) {
       const prior = seen.get(s.id)
       if (prior !== undefined) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: scenario ${s.id} is in results ${prior + 1} and ${i + 1}; shards do not overlap`)
       seen.set(s.id, i)
+      checkVerdict(s, i, p)
     }
   })
+  checkWholeRun(parts)
   // each shard counted a capability its crawler lacks once; the whole run counts it once
   const scenarios = countMissingCapabilityOnce(parts.flatMap(p => p.scenarios), { reportsDecide: first.crawler.writesReports ?? first.crawler.kind === 'reference' })
     .map(s => s.expected !== null && !s.assertions.some(a => a.status === 'fail') && s.verdict !== 'dependency-fail' ? { ...s, expected: null } : s)
@@ -83,4 +88,59 @@ export function mergeResults (parts: SuiteResult[]): SuiteResult {
     scenarios,
     rules: Object.assign({}, ...parts.map(p => p.rules))
   }
+}
+
+/**
+ * A scenario's recorded verdict against what its assertions say: a verdict that names no
+ * failure (pass, optional-fail, untested) beside a must-level assertion that failed and
+ * decides the scenario is not the grading's, and is refused rather than counted; a verdict or
+ * status the harness never writes is refused too. Scores are counted from the assertions.
+ */
+function checkVerdict (s: ScenarioResult, i: number, p: SuiteResult): void {
+  const where = `--merge: results ${i + 1}, scenario ${s.id}`
+  if (!VERDICTS.includes(s.verdict)) throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: "${String(s.verdict)}" is not a verdict (one of ${VERDICTS.join(', ')})`)
+  for (const a of s.assertions) {
+    if (!['pass', 'fail', 'untested'].includes(a.status)) throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: assertion ${a.id} has status "${String(a.status)}", not pass, fail or untested`)
+  }
+  if (isFailure(s.verdict)) return
+  const reportsDecide = p.crawler.writesReports ?? p.crawler.kind === 'reference'
+  const derived = verdictOf(s.kind, s.assertions, { reportsDecide })
+  if (isFailure(derived.verdict)) {
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`${where}: recorded as ${s.verdict}, but its assertions give ${derived.verdict} (${derived.message}); a results file whose verdicts do not follow from its assertions is not merged`)
+  }
+}
+
+/** Shards of one run: every share of the same split, each once, and together the whole suite they were cut from. */
+function checkWholeRun (parts: SuiteResult[]): void {
+  const shares = parts.map(p => p.shard ?? null)
+  if (shares.every(sh => sh === null)) {
+    if (parts.length > 1) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: the ${parts.length} results are whole runs, not shards (no --shard): merge the shards of one run`)
+    return
+  }
+  const unsharded = shares.findIndex(sh => sh === null)
+  if (unsharded >= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${unsharded + 1} are a whole run, the others shards: merge the shards of one run`)
+  const of = (shares[0] as { of: number }).of
+  const bad = shares.findIndex(sh => sh?.of !== of)
+  if (bad >= 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${bad + 1} are shard ${shares[bad]?.index ?? '?'}/${shares[bad]?.of ?? '?'}, results 1 of ${of}: shards of one run are one split`)
+  const have = new Map<number, number>()
+  shares.forEach((sh, i) => {
+    const index = (sh as { index: number }).index
+    const twice = have.get(index)
+    if (twice !== undefined) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${twice + 1} and ${i + 1} are both shard ${index}/${of}`)
+    have.set(index, i)
+  })
+  const missing = Array.from({ length: of }, (_, k) => k + 1).filter(k => !have.has(k))
+  if (missing.length > 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: shard${missing.length === 1 ? '' : 's'} ${missing.map(k => `${k}/${of}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: a merged result is of the whole run`)
+  // the shares must be the split of the union: the same deterministic cut shardOf makes of one suite
+  const union = parts.flatMap(p => p.scenarios).map(s => ({ id: s.id, depends_on: s.dependsOn ?? [] })) as unknown as Scenario[]
+  parts.forEach((p, i) => {
+    const sh = p.shard as { index: number, of: number }
+    const want = new Set(shardOf(union, sh).map(s => s.id))
+    const got = new Set(p.scenarios.map(s => s.id))
+    const stray = [...got].filter(id => !want.has(id))
+    const absent = [...want].filter(id => !got.has(id))
+    if (stray.length > 0 || absent.length > 0) {
+      throw errors.WEBKRAB_ERR_BAD_FLAG(`--merge: results ${i + 1} (shard ${sh.index}/${of}) are not that share of one suite: ${stray.length > 0 ? `${stray.slice(0, 3).join(', ')} belong to another share` : `${absent.slice(0, 3).join(', ')} missing`}; the shards come from different suites or runs`)
+    }
+  })
 }

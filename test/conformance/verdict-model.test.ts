@@ -213,12 +213,28 @@ t.test('two shards merged give the same verdicts and totals as the whole run', {
   t.same(new Set([...a, ...b].map(s => s.id)).size, all.length, 'and in only one')
   t.same(shardOf(all, { index: 1, of: 2 }).map(s => s.id), a.map(s => s.id), 'the share is the same every time')
   const whole = await runSuite(all, referenceAdapter(), { jobs: 4 })
-  const merged = mergeResults([await runSuite(a, referenceAdapter(), { jobs: 4 }), await runSuite(b, referenceAdapter(), { jobs: 4 })])
+  const one = { ...await runSuite(a, referenceAdapter(), { jobs: 4 }), shard: { index: 1, of: 2 } }
+  const two = { ...await runSuite(b, referenceAdapter(), { jobs: 4 }), shard: { index: 2, of: 2 } }
+  const merged = mergeResults([one, two])
   const strip = (r: typeof whole): unknown => r.scenarios.map(s => [s.id, s.verdict, s.assertions.map(x => [x.id, x.status])])
   t.same(strip(merged), strip(whole))
   t.same(merged.totals, whole.totals)
   t.equal(merged.exitCode, whole.exitCode)
   t.throws(() => mergeResults([whole, whole]), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /is in results 1 and 2; shards do not overlap/ })
+
+  // merged results cannot lie: what the shards say is checked against what they hold
+  const bad = <T>(fn: () => T, message: RegExp, what: string): void => { t.throws(fn, { code: 'WEBKRAB_ERR_BAD_FLAG', message }, what) }
+  bad(() => mergeResults([one]), /shard 2\/2 is missing: a merged result is of the whole run/, 'a missing shard is named')
+  bad(() => mergeResults([one, { ...two, shard: { index: 1, of: 2 } }]), /results 1 and 2 are both shard 1\/2/, 'a shard given twice')
+  bad(() => mergeResults([one, { ...two, shard: { index: 2, of: 3 } }]), /results 2 are shard 2\/3, results 1 of 2/, 'shards of two splits')
+  bad(() => mergeResults([one, { ...two, webkrabVersion: '0.0.1' }]), /graded by WebKrab 0\.0\.1/, 'another version')
+  bad(() => mergeResults([one, { ...two, shard: null }]), /results 2 are a whole run, the others shards/, 'a whole run among shards')
+  const swapped = { ...two, scenarios: [...two.scenarios.slice(1), one.scenarios[0]] }
+  bad(() => mergeResults([{ ...one, scenarios: one.scenarios.slice(1) }, swapped]), /are not that share of one suite/, 'scenarios moved between shards')
+  // an edited verdict: a scenario whose must-level assertion failed recorded as a pass
+  const failing = { ...two.scenarios[0], verdict: 'pass' as const, assertions: two.scenarios[0].assertions.map((x, k) => k === 0 ? { ...x, status: 'fail' as const, level: 'must' as const, score: 'rfc' as const, basis: 'rfc-must' as const } : x) }
+  bad(() => mergeResults([one, { ...two, scenarios: [failing, ...two.scenarios.slice(1)] }]), new RegExp(`scenario ${failing.id}: recorded as pass, but its assertions give fail`), 'an edited verdict is refused, not counted')
+  bad(() => mergeResults([one, { ...two, scenarios: [{ ...two.scenarios[0], verdict: 'great' as unknown as 'pass' }, ...two.scenarios.slice(1)] }]), /"great" is not a verdict/, 'an unknown verdict name')
 })
 
 t.test('a crawler cannot reset the harness\'s journal to pass a count: the site wants a token only the harness has', { skip: NO_CURL }, async t => {
