@@ -1,5 +1,5 @@
 import { acquireLateness, latenessBound } from '../fixture-server/loop-lateness.js'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { readRegularFile } from '../common/regular-file.js'
 import { MAX_STEP_REPORT_BYTES } from './adapters/command-adapter.js'
 import { isAbsolute, join, relative } from 'node:path'
@@ -190,6 +190,9 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
   const stateDir = join(stateRoot, options.again === true ? `${scenario.id}.again-${options.attempt ?? 1}` : scenario.id)
   let site: RunningSite
   try {
+    // each run of a scenario starts from an empty folder: a --state reused from an earlier run
+    // would otherwise hand the crawler that run's cache, and the grader that run's reports
+    rmSync(stateDir, { recursive: true, force: true })
     mkdirSync(stateDir, { recursive: true })
     site = await startSite(scenario.site, scenario.id, siteTiming(scenario))
   } catch (err) {

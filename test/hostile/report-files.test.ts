@@ -56,3 +56,29 @@ assertions:
   t.match(r.steps[0].reportError, /report-1\.json cannot be read as a report: is a FIFO, not a regular file/, 'the step says what it found')
   t.not(r.assertions.find(a => a.id === 'schema')?.status, 'pass', 'no report, no pass of a report check')
 })
+
+t.test('a reused --state folder hands the next run nothing: a report or a cache the last run left is not graded', { timeout: 60_000 }, async t => {
+  const yaml = `id: reporting-stale
+name: The report names the schema.
+kind: required
+refs: ["WebKrab rule report-names-schema"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: fetched, level: should, needs: [], rule: report-names-schema, reason: "WebKrab rule report-names-schema: the page is fetched.", requests: { path: /validators/strong, at_least: 1 } }
+  - { id: schema, level: should, rule: report-names-schema, reason: "WebKrab rule report-names-schema: the report says its schema.", report: { step: 1, path: schema, equals: webkrab.report/v1 } }
+`
+  const scenario = await parseScenario(yaml, join(dir, 'reporting', 'reporting-stale.yaml'))
+  const state = join(dir, 'reused-state')
+  // the last run's files: a valid-looking report, and something the crawler would read as its cache
+  mkdirSync(join(state, 'reporting-stale'), { recursive: true })
+  writeFileSync(join(state, 'reporting-stale', 'report-1.json'), JSON.stringify({ schema: 'webkrab.report/v1' }))
+  writeFileSync(join(state, 'reporting-stale', 'cache'), 'from the last run')
+  const crawler = join(dir, 'no-report.sh')
+  writeFileSync(crawler, '#!/bin/sh\nif [ -e "$2/cache" ]; then echo "found an old cache" >&2; exit 3; fi\nnode -e "fetch(process.argv[1]).then(r => r.text())" "$1"\n')
+  const adapter = commandAdapter({ command: `sh ${crawler} {url} {state}`, accepts: { options: [], headers: false, state: true, clock: 'none', reports: true } })
+  const r = await runScenario(scenario, adapter, state)
+  t.equal(r.steps[0].exitCode, 0, 'the crawler found no cache of the last run')
+  t.equal(r.assertions.find(a => a.id === 'fetched')?.status, 'pass')
+  t.not(r.assertions.find(a => a.id === 'schema')?.status, 'pass', 'the last run\'s report is not this run\'s evidence')
+})
