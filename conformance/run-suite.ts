@@ -7,7 +7,8 @@ import type { CrawlerAdapter, ExpectedFailure } from './adapters/adapter-types.j
 import { version } from '../common/version.js'
 import { dependencyHolds, failsRequirement, verdictOf, VERDICTS, type ProfileMode, type Verdict } from './grade-scenario.js'
 import { formatMs } from './checks/check-types.js'
-import { displayPath, runScenario, skeleton, type ScenarioResult } from './run-scenario.js'
+import { displayPath, runScenario, siteTiming, skeleton, type ScenarioResult } from './run-scenario.js'
+import { parseDuration } from '../common/units.js'
 import { ruleIndex, type RuleIndex } from './rules.js'
 import { cpuGate, type CpuGate } from './cpu-gate.js'
 import { SCORES, type Level, type Scenario, type Score } from './scenario-types.js'
@@ -250,7 +251,8 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   const keepReports = options.stateDir !== undefined ? null : options.keepReports ?? join(tmpdir(), `webkrab-reports-${startedAt.toISOString().replace(/[:.]/g, '-')}`)
   const selected = new Map(scenarios.map(s => [s.id, s]))
   const results = new Map<string, ScenarioResult>()
-  const pending = [...scenarios]
+  // the scenarios that wait (a wait step, or timed requests: Retry-After, gaps) start first, so the run does not end on a tail of them
+  const pending = [...scenarios].sort((a, b) => waitsFor(b) - waitsFor(a))
   const running = new Set<Promise<void>>()
 
   const raw = new Map<string, ScenarioResult>()
@@ -371,4 +373,14 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
     scenarios: ordered,
     rules: ruleIndex(ordered.flatMap(s => s.rules))
   }
+}
+
+/**
+ * A rough, static measure of how long a scenario waits, to start the longest first: its `wait`
+ * steps, and two seconds for one whose checks time requests (they sit out Retry-After values and
+ * gaps). Only the order of starts depends on it, never a verdict.
+ */
+export function waitsFor (s: Scenario): number {
+  const waits = s.steps.reduce((sum, st) => sum + ('wait' in st ? parseDuration(st.wait) : 0), 0)
+  return waits + (siteTiming(s) !== null ? 2000 : 0)
 }

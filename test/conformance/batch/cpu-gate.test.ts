@@ -69,3 +69,13 @@ t.test('other work counted by a shared gate does not start while an exclusive tu
   await Promise.all([day, turn, next])
   t.same(order, ['day 1 starts', 'day 1 ends', 'alone', 'day 2'])
 })
+
+t.test('the suite starts the scenarios that wait first: wait steps and timed checks outrank the rest', async t => {
+  const { loadScenarios, SCENARIOS_DIR } = await import('../../../conformance/load-scenarios.js')
+  const { waitsFor } = await import('../../../conformance/run-suite.js')
+  const all = await loadScenarios([SCENARIOS_DIR])
+  const by = (id: string): number => waitsFor(all.find(s => s.id === id) as (typeof all)[number])
+  t.equal(by('robots-unreachable-not-kept-for-the-run'), 3000, 'a wait: 3s step')
+  t.equal(by('robots-429-waited-out-then-obeyed'), 2000, 'a scenario that times its requests')
+  t.equal(by('validators-strong-etag-sent-as-if-none-match'), 0, 'one that neither waits nor times')
+})
