@@ -2,7 +2,7 @@ import { LEVEL_RANK, type Assertion, type Basis, type Level, type RequestSelecto
 import { describeSelector, fits, listSeen, selectRequests } from './select-requests.js'
 import type { Seen } from './site-driver.js'
 import type { CheckResult, CheckStatus, GradeContext } from './checks/check-types.js'
-import { untested } from './checks/check-types.js'
+import { journalLost, selectorSteps, untested } from './checks/check-types.js'
 import { checkNoRequests, checkOrder, checkRequests } from './checks/request-counts.js'
 import { checkConditional, checkEcho, checkHeader, CONDITIONAL_FIELDS } from './checks/request-headers.js'
 import { checkConcurrency, checkDuration, checkGap, checkRetryAfter } from './checks/request-timing.js'
@@ -103,6 +103,9 @@ export function gradeAssertions (scenario: Scenario, ctx: GradeContext, told: To
         : a.applies_when !== undefined
           ? checkFromThenOn(a, a.applies_when, ctx)
           : runCheck(a, ctx)
+    // a pass on a journal that lost requests of the steps it looks at proves nothing; a failure found in what is left stands
+    const lost = r.status === 'pass' && a.score !== 'reporting' && !onlyAtLeast(a) ? journalLost(ctx, assertionSteps(a)) : null
+    if (lost !== null) return { ...base, status: 'untested' as const, message: `not graded: ${lost} (it found: ${r.message})` }
     const header = a.type === 'header' ? (a as Extract<Assertion, { header: unknown }>).header : null
     const validatorAbsent = header !== null && header.present === false && CONDITIONAL_FIELDS.includes(header.name.toLowerCase() as typeof CONDITIONAL_FIELDS[number]) && r.status === 'pass'
     return { ...base, status: r.status, message: r.message, ...(r.waits !== undefined ? { waits: r.waits } : {}), ...(validatorAbsent ? { validatorAbsent: true as const } : {}), ...(r.untimed === true && r.status === 'untested' ? { untimed: true as const } : {}) }
@@ -302,4 +305,21 @@ export function failsRequirement (kind: ScenarioKind, verdict: Verdict): boolean
  */
 export function dependencyHolds (verdict: Verdict): boolean {
   return !isFailure(verdict)
+}
+
+/** The steps an assertion's check looks at (null: every step): its selector's, or a duration's. */
+function assertionSteps (a: Assertion): number[] | null {
+  const body = (a as unknown as Record<string, unknown>)[a.type]
+  if (Array.isArray(body)) {
+    const steps = body.map(sel => selectorSteps(sel as { step?: number | number[] }))
+    return steps.some(st => st === null) ? null : steps.flat() as number[]
+  }
+  return selectorSteps((body ?? {}) as { step?: number | number[] })
+}
+
+/** A `requests` check with only a lower bound: requests the journal lost can only have added to what it counted. */
+function onlyAtLeast (a: Assertion): boolean {
+  if (a.type !== 'requests') return false
+  const spec = (a as Extract<Assertion, { requests: unknown }>).requests
+  return spec.at_least !== undefined && spec.count === undefined && spec.at_most === undefined
 }

@@ -205,9 +205,12 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
   const ownSeen: Seen[] = []
   const runs: StepRun[] = []
   let lastSeq = 0
+  // journal sequence numbers count every request: a gap is requests the bounded ring dropped before they were read
+  const lost = new Map<number, number>()
   const collect = async (step: number): Promise<void> => {
     for (const e of await site.entriesSince(lastSeq)) {
-      (own(e.path) ? ownSeen : seen).push({ ...e, step })
+      if (e.seq > lastSeq + 1) lost.set(step, (lost.get(step) ?? 0) + e.seq - lastSeq - 1)
+      ;(own(e.path) ? ownSeen : seen).push({ ...e, step })
       lastSeq = Math.max(lastSeq, e.seq)
     }
   }
@@ -232,6 +235,7 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
         type: step.type,
         durationMs: Math.round(ended - t0),
         endedLateMs,
+        ...((lost.get(step.n) ?? 0) > 0 ? { lostRequests: lost.get(step.n) } : {}),
         ...(step.type === 'crawl' ? { crawlMs: arrivals.length > 0 ? Math.max(0, Math.round(ended - Math.min(...arrivals))) : null } : {}),
         report: outcome?.report ?? null,
         reportError: outcome?.reportError ?? null,

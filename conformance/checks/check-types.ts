@@ -29,6 +29,8 @@ export interface StepRun {
   crawlMs?: number | null
   /** How much earlier than the harness stamped it the step may really have ended (its loop may have run late), ms. */
   endedLateMs?: number
+  /** Requests of this step the fixture site's bounded journal dropped before the harness read them (a crawler that sent more than it keeps). */
+  lostRequests?: number
   /** The crawler's fetch report for a crawl step, when it wrote one. */
   report: FetchReport | null
   /** Why a report that was written could not be used. */
@@ -84,6 +86,18 @@ export function stoppedIn (ctx: Pick<GradeContext, 'runs'>, steps: number[] | nu
   const urls = killed.map(c => c.url).filter((u): u is string => u !== null)
   const which = urls.length === 0 ? 'the crawler was' : `the crawler's run for ${urls.slice(0, 2).map(u => { try { return new URL(u).pathname } catch { return u } }).join(', ')}${urls.length > 2 ? ` (and ${urls.length - 2} more)` : ''} was`
   return `${which} stopped at step ${run.n}'s timeout (${formatMs(killed.length > 0 ? Math.max(...killed.map(c => c.durationMs)) : run.durationMs)})`
+}
+
+/**
+ * Why a pass cannot be told: a step the check looks at lost requests from the journal
+ * (its ring keeps a bounded number; a crawler that sends more pushes its earliest out),
+ * and an absence, a bound or an order proven on what is left proves nothing. Null when
+ * none did.
+ */
+export function journalLost (ctx: Pick<GradeContext, 'runs'>, steps: number[] | null): string | null {
+  const run = ctx.runs.find(r => (r.lostRequests ?? 0) > 0 && (steps === null || steps.includes(r.n)))
+  if (run === undefined) return null
+  return `the fixture site's journal dropped ${plural(run.lostRequests ?? 0, 'request')} of step ${run.n} before the harness read them (it keeps a bounded number, and the crawler sent more), so what they were is unknown`
 }
 
 /** The steps a selector looks at, or null for all of them. */
