@@ -17,6 +17,21 @@ const fifo = (path: string): void => {
   if (r.status !== 0) throw new Error(`mkfifo ${path}: ${String(r.stderr)}`)
 }
 
+/** A one-step scenario: the page is fetched (graded from the journal), and the report names its schema. */
+async function reportingScenario (id: string): ReturnType<typeof parseScenario> {
+  const yaml = `id: ${id}
+name: The report names the schema.
+kind: required
+refs: ["WebKrab rule report-names-schema"]
+steps:
+  - crawl: { urls: [/validators/strong] }
+assertions:
+  - { id: fetched, level: should, needs: [], rule: report-names-schema, reason: "WebKrab rule report-names-schema: the page is fetched.", requests: { path: /validators/strong, at_least: 1 } }
+  - { id: schema, level: should, rule: report-names-schema, reason: "WebKrab rule report-names-schema: the report says its schema.", report: { step: 1, path: schema, equals: webkrab.report/v1 } }
+`
+  return await parseScenario(yaml, join(dir, 'reporting', `${id}.yaml`))
+}
+
 t.test('a FIFO, a device, a folder and an oversized file at the report\'s path are refused at once, each named', { timeout: 20_000 }, async t => {
   const cases: Array<[string, (path: string) => void, RegExp]> = [
     ['fifo', fifo, /is a FIFO, not a regular file/],
@@ -39,17 +54,7 @@ t.test('a FIFO, a device, a folder and an oversized file at the report\'s path a
 t.test('a crawler that leaves a FIFO as its report is graded without the report, and the scenario ends', { timeout: 60_000 }, async t => {
   const crawler = join(dir, 'crawler.sh')
   writeFileSync(crawler, '#!/bin/sh\nnode -e "fetch(process.argv[1]).then(r => r.text())" "$1"\nmkfifo "$2/report-$3.json"\n')
-  const yaml = `id: reporting-fifo
-name: The report names the schema.
-kind: required
-refs: ["WebKrab rule report-names-schema"]
-steps:
-  - crawl: { urls: [/validators/strong] }
-assertions:
-  - { id: fetched, level: should, needs: [], rule: report-names-schema, reason: "WebKrab rule report-names-schema: the page is fetched.", requests: { path: /validators/strong, at_least: 1 } }
-  - { id: schema, level: should, rule: report-names-schema, reason: "WebKrab rule report-names-schema: the report says its schema.", report: { step: 1, path: schema, equals: webkrab.report/v1 } }
-`
-  const scenario = await parseScenario(yaml, join(dir, 'reporting', 'reporting-fifo.yaml'))
+  const scenario = await reportingScenario('reporting-fifo')
   const adapter = commandAdapter({ command: `sh ${crawler} {url} {state} {step}`, accepts: { options: [], headers: false, state: true, clock: 'none', reports: true } })
   const r = await runScenario(scenario, adapter, join(dir, 'e2e-state'))
   t.equal(r.assertions.find(a => a.id === 'fetched')?.status, 'pass', 'the journal part is graded')
@@ -58,17 +63,7 @@ assertions:
 })
 
 t.test('a reused --state folder hands the next run nothing: a report or a cache the last run left is not graded', { timeout: 60_000 }, async t => {
-  const yaml = `id: reporting-stale
-name: The report names the schema.
-kind: required
-refs: ["WebKrab rule report-names-schema"]
-steps:
-  - crawl: { urls: [/validators/strong] }
-assertions:
-  - { id: fetched, level: should, needs: [], rule: report-names-schema, reason: "WebKrab rule report-names-schema: the page is fetched.", requests: { path: /validators/strong, at_least: 1 } }
-  - { id: schema, level: should, rule: report-names-schema, reason: "WebKrab rule report-names-schema: the report says its schema.", report: { step: 1, path: schema, equals: webkrab.report/v1 } }
-`
-  const scenario = await parseScenario(yaml, join(dir, 'reporting', 'reporting-stale.yaml'))
+  const scenario = await reportingScenario('reporting-stale')
   const state = join(dir, 'reused-state')
   // the last run's files: a valid-looking report, and something the crawler would read as its cache
   mkdirSync(join(state, 'reporting-stale'), { recursive: true })
