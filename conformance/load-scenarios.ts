@@ -155,6 +155,8 @@ export async function parseScenario (text: string, file: string, options: LoadOp
   })
 
   const { site, siteSource } = await resolveSite(src, raw.site, file)
+  const outside = options.allowExternal === true ? null : externalTarget(site)
+  if (outside !== null) throw errors.WEBKRAB_ERR_BAD_SCENARIO(`${formatPos(positionOf(src, ['site']))}: the site ${outside}, outside the run's own origins: a scenario's site sends a crawler to no host but its own (name another origin of the site with origin:, or pass --allow-external-urls)`)
   const origins = originNamesOf(site)
 
   const checkOrigin = (name: string | undefined, path: Array<string | number>): void => {
@@ -451,4 +453,45 @@ async function resolveSite (src: YamlSource, site: unknown, file: string): Promi
   const at = src.lines.linePos(range[0])
   const text = '\n'.repeat(at.line - 1) + ' '.repeat(at.col - 1) + src.text.slice(range[0], range[1])
   return { site: await parseSiteAt(text, file), siteSource: 'inline' }
+}
+
+/** A URL that names a host: http(s), ws(s) or ftp with an authority, or scheme-relative (//host). A file: or data: URL reaches none. */
+const ABSOLUTE_URL = /^\s*(?:(?:https?|wss?|ftp):)?\/\//i
+/** Refresh's URL part: `5; url=http://...`. */
+const REFRESH_URL = /url\s*=\s*['"]?([^'"\s]+)/i
+
+/**
+ * Where a scenario's site would send a crawler outside the run's own origins: a route's
+ * redirect to an absolute URL, a Location, Content-Location or Refresh header (its own or a
+ * sequence step's) that names one, or an absolute link. Null when it sends none. Another origin
+ * of the site is named by its name (`origin:`), so an absolute URL can only be someone else's.
+ */
+export function externalTarget (site: unknown): string | null {
+  if (site === null || typeof site !== 'object') return null
+  const def = site as { routes?: unknown[], origins?: Array<{ name?: string, routes?: unknown[] }> }
+  const routes = [...(def.routes ?? []).map(r => ({ r, where: '' })), ...(def.origins ?? []).flatMap(o => (o.routes ?? []).map(r => ({ r, where: ` of origin ${o.name ?? '?'}` })))]
+  const headerTarget = (headers: unknown): string | null => {
+    if (headers === null || typeof headers !== 'object') return null
+    for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
+      const lower = name.toLowerCase()
+      const text = String(value)
+      const url = lower === 'refresh' ? REFRESH_URL.exec(text)?.[1] ?? null : lower === 'location' || lower === 'content-location' ? text : null
+      if (url !== null && ABSOLUTE_URL.test(url)) return `${name}: ${url.slice(0, 200)}`
+    }
+    return null
+  }
+  for (const { r, where } of routes) {
+    const route = r as { path?: string, redirect?: { to?: string }, headers?: unknown, sequence?: Array<{ headers?: unknown }>, links?: string[] }
+    const at = `route ${route.path ?? '?'}${where}`
+    if (typeof route.redirect?.to === 'string' && ABSOLUTE_URL.test(route.redirect.to)) return `${at} redirects to ${route.redirect.to.slice(0, 200)}`
+    const own = headerTarget(route.headers)
+    if (own !== null) return `${at} sends ${own}`
+    for (const step of route.sequence ?? []) {
+      const stepTarget = headerTarget(step.headers)
+      if (stepTarget !== null) return `${at} sends ${stepTarget} in its sequence`
+    }
+    const link = (route.links ?? []).find(l => ABSOLUTE_URL.test(l))
+    if (link !== undefined) return `${at} links to ${link.slice(0, 200)}`
+  }
+  return null
 }

@@ -269,7 +269,8 @@ export async function startSiteInProcess (site: unknown, seed: string, timing: S
   const release = timing === null ? () => {} : acquireLateness({ precise: true, watchMs: timing.watchMs })
   let handle: Awaited<ReturnType<typeof startFixtureSite>>
   try {
-    handle = await startFixtureSite(def, { seed, port: 0, token, ...clock })
+    // a scenario's site sends a crawler to no host but its own origins (the open redirect included)
+    handle = await startFixtureSite(def, { seed, port: 0, token, ownOriginsOnly: true, ...clock })
   } catch (err) {
     release()
     throw err

@@ -40,6 +40,12 @@ export interface FixtureOptions {
   journalBytes?: number
   /** Required on /_webkrab/* in `x-webkrab-token` when set, on any host: at least 16 characters. */
   token?: string
+  /**
+   * The open redirect (/redirect/to) goes only to this site's own origins (a path, or an
+   * absolute URL of one of them): how the conformance harness runs a site, so a scenario
+   * sends a crawler to no other host. Off for `webkrab serve`, whose open redirect goes anywhere.
+   */
+  ownOriginsOnly?: boolean
   /** Fastify's logger (off by default: it costs throughput). */
   logger?: boolean
 }
@@ -80,7 +86,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
   const clock = new SiteClock({ start: options.clockStart ?? definition.clock?.start, realTime: options.realTime ?? definition.clock?.realTime })
   const token = options.token === undefined ? undefined : checkToken(options.token, 'token')
   const journal = new Journal({ size: options.journalSize, maxBytes: options.journalBytes })
-  const state = new SiteState({ seed, clock, journal, token, originNames: origins.map(o => o.name) })
+  const state = new SiteState({ seed, clock, journal, token, originNames: origins.map(o => o.name), ownOriginsOnly: options.ownOriginsOnly === true })
 
   const change = (path: string, kind: ChangeKind = 'semantic', origin?: string): ContentRevision => {
     const name = origin ?? state.mainOrigin

@@ -75,8 +75,12 @@ export class SiteState {
   readonly #total: ActivityCounts = { resets: 0, clockMoves: 0, changes: 0 }
   readonly #http: ActivityCounts = { resets: 0, clockMoves: 0, changes: 0 }
 
-  constructor (options: { seed: string, clock: SiteClock, journal: Journal, token?: string, originNames: string[], clientStateBytes?: number }) {
+  /** The open redirect goes only to this site's own origins (build-fixture-site.ts, FixtureOptions). */
+  readonly ownOriginsOnly: boolean
+
+  constructor (options: { seed: string, clock: SiteClock, journal: Journal, token?: string, originNames: string[], clientStateBytes?: number, ownOriginsOnly?: boolean }) {
     this.seed = options.seed
+    this.ownOriginsOnly = options.ownOriginsOnly === true
     this.#counterLimit = options.clientStateBytes ?? CLIENT_STATE_BYTES
     this.clock = options.clock
     this.journal = options.journal

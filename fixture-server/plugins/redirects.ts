@@ -49,6 +49,16 @@ export async function redirectsPlugin (app: FastifyInstance, opts: { ctx: Origin
     const query = queryOf(request)
     const url = stringParam(query, 'url')
     if (url === undefined || url.length === 0) throw badParam('url', 'required')
+    // a Location carries no control characters (RFC 9110 section 5.5: a field value is visible characters, spaces and tabs)
+    const bad = /[\u0000-\u0008\u000a-\u001f\u007f]/.exec(url)
+    if (bad !== null) throw badParam('url', `contains the control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which no Location field can carry`)
+    if (url.length > 8192) throw badParam('url', `is ${url.length} characters, more than the 8192 a Location here may have`)
+    if (ctx.state.ownOriginsOnly && /^\s*(?:[a-z][a-z0-9+.-]*:)?\/\//i.test(url)) {
+      let origin: string | null = null
+      try { origin = new URL(url, ctx.state.originUrl(ctx.name)).origin } catch {}
+      const own = ctx.state.originNames.map(n => ctx.state.originUrl(n))
+      if (origin === null || !own.includes(origin)) throw badParam('url', `names ${origin ?? url.slice(0, 200)}, not one of this site's origins (${own.join(', ')}): under conformance the open redirect sends a crawler to no other host`)
+    }
     const retryAfter = query['retry-after'] === undefined ? undefined : intParam(query, 'retry-after', { default: 0, min: 0, max: MAX_RETRY_AFTER_SECONDS })
     return sendRedirect(reply, redirectStatus(query), url, retryAfter)
   })

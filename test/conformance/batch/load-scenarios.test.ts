@@ -81,6 +81,24 @@ t.test('crawl-delay, a choice, is not read as a duration; an option that is one 
   t.match(err.message, /:6:70: 30d is longer than a scenario may ask for here \(at most 1d\)/)
 })
 
+t.test('a scenario whose site would send a crawler to another host is refused at load, naming what and where', async t => {
+  const withSite = (site: string): string => GOOD.replace('steps:\n', `site:\n${site}\nsteps:\n`)
+  const cases: Array<[string, RegExp]> = [
+    ['  routes:\n    - { path: /out, redirect: { to: "http://10.255.255.1/" } }', /:6:3: the site route \/out redirects to http:\/\/10\.255\.255\.1\/, outside the run's own origins/],
+    ['  routes:\n    - { path: /out, headers: { Location: "//10.255.255.1/x" } }', /route \/out sends Location: \/\/10\.255\.255\.1\/x, outside the run's own origins/],
+    ['  routes:\n    - { path: /out, headers: { Refresh: "0; url=https://example.com/" } }', /route \/out sends Refresh: https:\/\/example\.com\//],
+    ['  routes:\n    - { path: /out, sequence: [{ status: 302, headers: { location: "http://10.0.0.1/" } }] }', /sends location: http:\/\/10\.0\.0\.1\/ in its sequence/],
+    ['  origins:\n    - { name: main, routes: [{ path: /page, links: ["http://10.255.255.1/"] }] }', /route \/page of origin main links to http:\/\/10\.255\.255\.1\//]
+  ]
+  for (const [site, line] of cases) {
+    const err = await rejection(withSite(site))
+    t.equal(err.code, 'WEBKRAB_ERR_BAD_SCENARIO')
+    t.match(err.message, line)
+  }
+  const fine = await parseScenario(withSite('  routes:\n    - { path: /out, redirect: { to: /validators/strong } }\n    - { path: /file, headers: { Location: "file:///etc/passwd" } }'), '/suite/validators/validators-example.yaml')
+  t.ok(fine, 'a path, or a URL that reaches no host (file:), is the scenario\'s own business')
+})
+
 t.test('a step with two actions names the actions a step may have', async t => {
   const err = await rejection(GOOD.replace('  - advance: 1d', '  - { advance: 1d, wait: 1s }'))
   t.match(err.message, /:7:5: steps\[1\] must have exactly one of crawl, advance, change, reset, wait \(rule #\/definitions\/step\/maxProperties\)/)

@@ -23,7 +23,7 @@ t.test('/status/429 sends Retry-After as seconds, as an HTTP-date after Date, or
 })
 
 t.test('a bad query parameter is a 400 whose JSON body names the parameter', async t => {
-  for (const [url, parameter] of [['/status/429?retry-after=soon', 'retry-after'], ['/cache/max-age?s=-1', 's'], ['/changing?every=often', 'every'], ['/status/99', 'N'], ['/gzip-bomb?encoding=zip', 'encoding'], ['/redirect/to', 'url'], ['/bytes/lots', 'N'], ['/flaky?fail=1&fail=2', 'fail']]) {
+  for (const [url, parameter] of [['/status/429?retry-after=soon', 'retry-after'], ['/cache/max-age?s=-1', 's'], ['/changing?every=often', 'every'], ['/status/99', 'N'], ['/gzip-bomb?encoding=zip', 'encoding'], ['/redirect/to', 'url'], ['/redirect/to?url=%00', 'url'], ['/redirect/to?url=/a%0D%0ASet-Cookie:%20x', 'url'], ['/bytes/lots', 'N'], ['/flaky?fail=1&fail=2', 'fail']]) {
     const r = await get(url)
     t.equal(r.statusCode, 400, url)
     t.match(JSON.parse(r.body), { error: 'WEBKRAB_ERR_BAD_PARAM', parameter }, url)
@@ -114,4 +114,23 @@ t.test('/favicon.ico is an ordinary 404, and it is journalled', async t => {
   t.equal(r.statusCode, 404)
   const [entry] = await site.journal.waitFor(1, { completed: true, filter: e => e.path === '/favicon.ico' })
   t.equal(entry.status, 404)
+})
+
+t.test('the open redirect goes anywhere from webkrab serve, and only to the site\'s own origins where the harness runs it', async t => {
+  const open = await get('/redirect/to?url=http://10.255.255.1/')
+  t.equal(open.statusCode, 302, 'serve: an open redirect, as httpbin\'s redirect-to')
+  t.equal(open.headers.location, 'http://10.255.255.1/')
+  const fenced = buildFixtureSite(null, { ownOriginsOnly: true })
+  t.teardown(async () => { await fenced.close() })
+  await fenced.ready()
+  for (const url of ['http://10.255.255.1/', '//10.255.255.1/x', 'HTTPS://example.com/']) {
+    const r = await fenced.app.inject(`/redirect/to?url=${encodeURIComponent(url)}`)
+    t.equal(r.statusCode, 400, `${url}: refused`)
+    t.match(JSON.parse(r.body), { error: 'WEBKRAB_ERR_BAD_PARAM', parameter: 'url', message: /not one of this site's origins .*under conformance the open redirect sends a crawler to no other host/ })
+  }
+  t.equal((await fenced.app.inject('/redirect/to?url=/validators/strong')).statusCode, 302, 'a path of the site is fine')
+  const own = `${fenced.originUrl('offsite')}/validators/weak`
+  const r = await fenced.app.inject(`/redirect/to?url=${encodeURIComponent(own)}`)
+  t.equal(r.statusCode, 302, 'so is another origin of the same site')
+  t.equal(r.headers.location, own)
 })
