@@ -9,6 +9,7 @@ import { formatDuration, parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
 import { robotsProblems } from './robots-spec.js'
 import { MAX_PERIOD_MS, MAX_POISSON_RATE_PER_MS, MAX_RETRY_AFTER_SECONDS, MAX_ROUTES, MAX_SITE_FILE_BYTES, MAX_SITE_TIME_MS, MAX_WAIT_MS, MIN_SITE_TIME_MS } from './limits.js'
+import { isoOrEpoch, MIN_CLOCK_START_MS, DEFAULT_CLOCK_START } from './site-clock.js'
 import { originsOf, type OriginDefinition, type SiteDefinition } from './site-definition.js'
 import { compileSchemaFile, formatPos, humanPath, listedError, pathToPointer, positionOf, problemText, schemaError, schemaProblems, type YamlSource } from '../common/yaml-diagnostics.js'
 
@@ -97,9 +98,10 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
     check.fail([], 'give either "origins", or "routes", "catalogue" and "robots" for a single origin, not both', site.routes !== undefined ? 'routes' : site.catalogue !== undefined ? 'catalogue' : 'robots')
   }
   if (site.clock?.start !== undefined) {
-    const start = typeof site.clock.start === 'number' ? site.clock.start : Date.parse(site.clock.start)
-    if (!Number.isFinite(start)) check.fail(['clock', 'start'], 'clock.start is not an ISO date or epoch milliseconds')
-    if (start < MIN_SITE_TIME_MS || start > MAX_SITE_TIME_MS) check.fail(['clock', 'start'], 'clock.start is outside 0000-01-01..9999-12-31 (what an HTTP-date can write)')
+    const start = typeof site.clock.start === 'number' ? site.clock.start : isoOrEpoch(site.clock.start)
+    if (start === null || !Number.isFinite(start)) check.fail(['clock', 'start'], 'clock.start is not an ISO 8601 date (2026-01-01, or 2026-01-01T12:00:00Z with a zone) or epoch milliseconds')
+    else if (start < MIN_SITE_TIME_MS || start > MAX_SITE_TIME_MS) check.fail(['clock', 'start'], 'clock.start is outside 0000-01-01..9999-12-31 (what an HTTP-date can write)')
+    else if (start < MIN_CLOCK_START_MS) check.fail(['clock', 'start'], 'clock.start is before 1970-01-11: the site\'s pages are last modified ten days before its start, which must come after 1970')
   }
   const origins = originsOf(site)
   const routeCount = origins.reduce((n, o) => n + (o.routes?.length ?? 0), 0)
@@ -114,7 +116,13 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
       if (origin.catalogue === true || (origin.routes ?? []).length > 0) check.fail([...at, 'connect'], `origin "${origin.name}" never accepts a connection (connect: hang), so it serves nothing: drop its ${origin.catalogue === true ? 'catalogue' : 'routes'}`)
     }
     names.add(origin.name)
-    check.duration(origin.skew, [...at, 'skew'], PERIOD, true)
+    const back = typeof origin.skew === 'number' ? origin.skew < 0 : String(origin.skew ?? '').startsWith('-')
+    const skewMs = origin.skew === undefined ? null : (back ? -1 : 1) * check.duration(origin.skew, [...at, 'skew'], PERIOD, true)
+    // the origin's clock is the site's moved by its skew: it too must be a time an HTTP-date can write, after 1970
+    const start = typeof site.clock?.start === 'number' ? site.clock.start : (site.clock?.start !== undefined ? isoOrEpoch(site.clock.start) : DEFAULT_CLOCK_START)
+    if (start !== null && skewMs !== null && (start + skewMs < MIN_CLOCK_START_MS || start + skewMs > MAX_SITE_TIME_MS)) {
+      check.fail([...at, 'skew'], `origin "${origin.name}"'s clock, the site's start moved by its skew, would be ${new Date(start + skewMs).toISOString().slice(0, 10)}, outside 1970-01-11..9999-12-31 (dates it sends would be clamped)`)
+    }
   })
   origins.forEach((origin, i) => {
     if (origin.robots === undefined) return

@@ -29,7 +29,7 @@ t.test('a clock move past what an HTTP-date can write is a 400 naming the parame
     const answer = JSON.parse(r.body)
     t.equal(answer.error, 'WEBKRAB_ERR_BAD_PARAM')
     t.equal(answer.parameter, parameter)
-    t.match(answer.message, /0000-01-01.*9999-12-31/, 'the message says the range')
+    t.match(answer.message, /0000-01-01.*9999-12-31|is not an ISO 8601 date/, 'the message says the range, or that a year of five digits is no ISO 8601 date')
     t.notMatch(answer.message, /command-line/, 'an admin call is not told about command-line options')
   }
   t.equal((await site.app.inject('/_webkrab/clock')).body, before, 'the clock did not move')
@@ -89,6 +89,12 @@ t.test('every duration in a site file is bounded, with file:line:col: timers by 
   t.match(siteError(route('sequence: [{ status: 429, retryAfter: "date:+1000000000000" }]')), /date:\+1000000000000 is more than 2147483648 seconds after Date/)
   t.match(siteError(route('redirect: { to: /y, retryAfter: 1000000000000 }')), /Retry-After of 1000000000000 seconds/)
   t.match(siteError('clock: { start: 9e15 }\n'), /site\.yaml:1:17: clock\.start is outside 0000-01-01\.\.9999-12-31/)
+  t.match(siteError('clock: { start: "2026-02-30" }\n'), /clock\.start is not an ISO 8601 date/, 'the 30th of February is no date (Date.parse would make it 2 March)')
+  t.match(siteError('clock: { start: "2026-01-01T12:00:00" }\n'), /clock\.start is not an ISO 8601 date/, 'a date-time without a zone names no one instant')
+  t.match(siteError('clock: { start: "next tuesday" }\n'), /clock\.start is not an ISO 8601 date/)
+  t.match(siteError('clock: { start: 0 }\n'), /clock\.start is before 1970-01-11: the site's pages are last modified ten days before its start/)
+  t.match(siteError('clock: { start: "9999-12-31T00:00:00Z" }\norigins:\n  - name: main\n    skew: 2d\n'), /site\.yaml:4:11: origin "main"'s clock, the site's start moved by its skew, would be .*outside 1970-01-11\.\.9999-12-31/)
+  t.match(siteError('clock: { start: "1970-01-20T00:00:00Z" }\norigins:\n  - name: main\n    skew: -30d\n'), /would be 1969-12-21, outside 1970-01-11/)
   t.doesNotThrow(() => parseSiteYaml(route('renderMs: 10m') + '    changes: { every: 36525d }\n', 'site.yaml'), 'the bounds themselves are allowed')
 })
 

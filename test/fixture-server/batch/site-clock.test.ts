@@ -45,3 +45,17 @@ t.test('a Poisson schedule has about rate x time changes and the same times for 
   t.ok(events.length > 500 && events.length < 700, `${events.length} changes in 200 days at 3 a day`)
   t.notSame(new PoissonSchedule('s', 'other', 3 / day, 0).eventsUntil(10 * day), a.eventsUntil(10 * day))
 })
+
+t.test('a clock start is ISO 8601 with its zone, or epoch milliseconds, every field in range, from 1970-01-11 on', async t => {
+  const { isoOrEpoch, parseClockStart } = await import('../../../fixture-server/site-clock.js')
+  t.equal(isoOrEpoch('0'), 0, '"0" is the epoch, not the year 2000')
+  t.equal(isoOrEpoch('1'), 1)
+  t.equal(isoOrEpoch('2026-01-01'), Date.UTC(2026, 0, 1), 'a date is its UTC midnight')
+  t.equal(isoOrEpoch('2026-03-01T12:30:00+02:00'), Date.UTC(2026, 2, 1, 10, 30))
+  t.equal(isoOrEpoch('2024-02-29'), Date.UTC(2024, 1, 29), 'a leap day')
+  for (const bad of ['2026-02-30', '2025-02-29', '2026-13-01', '2026-00-10', '2026-01-01T24:00:00Z', '2026-01-01T12:00:00', 'Jan 1 2026', '2026/01/01', '']) t.equal(isoOrEpoch(bad), null, `${JSON.stringify(bad)} is refused`)
+  t.throws(() => parseClockStart('0'), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /before 1970-01-11/ })
+  t.throws(() => parseClockStart('1970-01-10T23:59:59Z'), { code: 'WEBKRAB_ERR_BAD_FLAG' })
+  t.equal(parseClockStart('1970-01-11T00:00:00Z'), Date.UTC(1970, 0, 11))
+  t.throws(() => new SiteClock({ start: '2026-02-30' }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /not an ISO 8601 date/ })
+})
