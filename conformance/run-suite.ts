@@ -1,4 +1,5 @@
 import type { Economy } from '../bench/economy.js'
+import { noteTemporaryFolder } from './adapters/run-leftovers.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -248,6 +249,8 @@ export async function runSuite (scenarios: Scenario[], adapter: CrawlerAdapter, 
   const t0 = performance.now()
   const jobs = Math.max(1, options.jobs ?? defaultJobs())
   const stateRoot = options.stateDir ?? mkdtempSync(join(tmpdir(), 'webkrab-conformance-'))
+  // a run killed before its clean-up leaves this folder to the next run to remove (run-leftovers.ts)
+  if (options.stateDir === undefined) noteTemporaryFolder(stateRoot)
   const keepReports = options.stateDir !== undefined ? null : options.keepReports ?? join(tmpdir(), `webkrab-reports-${startedAt.toISOString().replace(/[:.]/g, '-')}`)
   const selected = new Map(scenarios.map(s => [s.id, s]))
   const results = new Map<string, ScenarioResult>()

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { endMarked, registerRun, RUN_ID, RUN_MARK, SPAWN_MARK, spawnId } from './run-leftovers.js'
 import { NotRegularFileError, readRegularFile } from '../../common/regular-file.js'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -134,11 +135,18 @@ function killLive (): void {
     try { process.kill(-pid, 'SIGKILL') } catch {}
   }
   live.clear()
+  // and whatever they started that left their process group (setsid): it carries this run's mark
+  endMarked(RUN_MARK, RUN_ID)
 }
+
+/** How long a command's output is read once it has exited or been killed: a process it left behind may hold the pipe open. */
+const OUTPUT_GRACE_MS = 500
 
 function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number, url: string | null): Promise<CommandRun> {
   if (!reaper) {
     reaper = true
+    registerRun()
+    // at exit, a SIGINT's or SIGTERM's included (the conformance command stops on them and exits)
     process.once('exit', killLive)
   }
   return new Promise(resolve => {
@@ -146,22 +154,41 @@ function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeout
     let stdout = ''
     let stderr = ''
     let timedOut = false
-    // detached: the command gets its own process group, so a timeout ends it and its children.
-    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    let finished = false
+    const mark = spawnId()
+    // detached: the command gets its own process group, so a timeout ends it and its children; the marks find those that leave it
+    const child = spawn('/bin/sh', ['-c', command], { cwd, env: { ...env, [RUN_MARK]: RUN_ID, [SPAWN_MARK]: mark }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     if (child.pid !== undefined) live.add(child.pid)
     child.stdout.on('data', (chunk: Buffer) => { stdout = (stdout + chunk.toString('utf8')).slice(-OUTPUT_TAIL) })
     child.stderr.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString('utf8')).slice(-OUTPUT_TAIL) })
+    let grace: NodeJS.Timeout | null = null
+    const done = (exitCode: number | null, error: string | null): void => {
+      if (finished) return
+      finished = true
+      clearTimeout(timer)
+      if (grace !== null) clearTimeout(grace)
+      if (child.pid !== undefined) live.delete(child.pid)
+      // the step is over for everything the command started, in its process group or not
+      try { process.kill(-(child.pid ?? 0), 'SIGKILL') } catch {}
+      const left = endMarked(SPAWN_MARK, mark)
+      child.stdout.destroy()
+      child.stderr.destroy()
+      const note = left > 0 ? `${error === null ? '' : `${error}; `}left ${left} process${left === 1 ? '' : 'es'} running outside its process group, ended` : error
+      resolve({ command, url, exitCode, timedOut, error: note, stdout, stderr, durationMs: Math.round(performance.now() - t0) })
+    }
+    const killed = (): string => `did not finish within ${timeoutMs} ms and was killed`
     const timer = setTimeout(() => {
       timedOut = true
       try { process.kill(-(child.pid ?? 0), 'SIGKILL') } catch { child.kill('SIGKILL') }
+      // a process that left the group may hold the output open: stop waiting for it
+      grace = setTimeout(() => { done(null, killed()) }, OUTPUT_GRACE_MS)
     }, timeoutMs)
-    const done = (exitCode: number | null, error: string | null): void => {
-      clearTimeout(timer)
-      if (child.pid !== undefined) live.delete(child.pid)
-      resolve({ command, url, exitCode, timedOut, error, stdout, stderr, durationMs: Math.round(performance.now() - t0) })
-    }
     child.on('error', err => { done(null, `could not start: ${err.message}`) })
-    child.on('close', (code) => { done(code, timedOut ? `did not finish within ${timeoutMs} ms and was killed` : null) })
+    // the command itself has ended: read what is left of its output for a moment, no longer
+    child.on('exit', (code) => {
+      if (grace === null) grace = setTimeout(() => { done(code, timedOut ? killed() : null) }, OUTPUT_GRACE_MS)
+    })
+    child.on('close', (code) => { done(code, timedOut ? killed() : null) })
   })
 }
 
