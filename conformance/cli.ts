@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
@@ -91,7 +91,19 @@ export function writeOutputs (result: SuiteResult, dir: string): string[] {
     ['junit.xml', renderJunit(result)],
     ['scorecard.html', renderHtml(result)]
   ]
-  for (const [name, text] of files) writeFileSync(join(dir, name), text)
+  // each file is written beside itself and renamed into place: whole or not at all, never an empty results.tap on a full disk
+  for (const [name, text] of files) {
+    const path = join(dir, name)
+    const part = `${path}.${process.pid}.part`
+    try {
+      writeFileSync(part, text)
+      renameSync(part, path)
+    } catch (err) {
+      rmSync(part, { force: true })
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+      throw errors.WEBKRAB_ERR_STORAGE(`--out ${dir}: ${name} could not be written (${code}); every file there is whole, from this run or from before it`, { cause: err })
+    }
+  }
   return files.map(([name]) => join(dir, name))
 }
 

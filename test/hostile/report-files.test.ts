@@ -77,3 +77,15 @@ t.test('a reused --state folder hands the next run nothing: a report or a cache 
   t.equal(r.assertions.find(a => a.id === 'fetched')?.status, 'pass')
   t.not(r.assertions.find(a => a.id === 'schema')?.status, 'pass', 'the last run\'s report is not this run\'s evidence')
 })
+
+t.test('conformance --out that cannot be written is WEBKRAB_ERR_STORAGE, exit 2, and leaves no file half-written', { timeout: 60_000 }, async t => {
+  const { readdirSync, readFileSync } = await import('node:fs')
+  const { fromRoot } = await import('../../common/paths.js')
+  const out = join(dir, 'out')
+  mkdirSync(join(out, 'results.tap'), { recursive: true }) // a folder where a file must go: the write fails as on a full disk
+  const r = spawnSync(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'conformance', '--scenarios', fromRoot('scenarios/validators/validators-strong-etag-sent-as-if-none-match.yaml'), '--out', out], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })
+  t.equal(r.status, 2, 'exit 2, not 1: the run did not fail, its output could not be kept')
+  t.match(r.stderr, /WEBKRAB_ERR_STORAGE: .*--out .*out: results\.tap could not be written \(E[A-Z]+\)/)
+  t.same(readdirSync(out).filter(f => f.endsWith('.part')), [], 'no part file is left')
+  t.ok(JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).scenarios.length === 1, 'what was written is whole')
+})
