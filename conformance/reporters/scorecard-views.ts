@@ -1,10 +1,10 @@
 import { badge, card, type Tone } from '../../reports/page-kit/blocks.js'
 import { attrs, escapeHtml } from '../../reports/page-kit/escape-html.js'
-import type { AssertionResult, Verdict } from '../grade-scenario.js'
+import type { AssertionResult } from '../grade-scenario.js'
 import { PRACTICE_TITLE, type Practice } from '../rules.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
-import { crawlerLabel } from './scorecard.js'
+import { cellText, crawlerLabel, tone } from './scorecard.js'
 
 /**
  * Two views of the scorecard's verdicts beside the matrix by concern: robots.txt,
@@ -13,17 +13,6 @@ import { crawlerLabel } from './scorecard.js'
  * same assertions read against an outside rubric, the IETF draft "Crawler best
  * practices", whose sentences some rules carry (`practice` in rules.yaml).
  */
-
-const VERDICT_WORD: Record<Verdict, string> = {
-  pass: 'pass', fail: 'FAIL', 'optional-fail': 'opt-fail', 'crawler-error': 'no run', 'setup-fail': 'setup', 'harness-fail': 'harness', 'dependency-fail': 'dep-fail', untested: 'untested'
-}
-
-function toneOf (s: ScenarioResult): Tone | undefined {
-  if (s.expected !== null) return 'info'
-  if (s.verdict === 'pass') return 'good'
-  if (s.verdict === 'untested') return undefined
-  return s.verdict === 'optional-fail' || s.verdict === 'dependency-fail' ? 'warn' : 'bad'
-}
 
 const CUT = 220
 
@@ -62,7 +51,7 @@ export function robotsSectionHtml (results: SuiteResult[], evidenceAnchor: (craw
       if (mine === undefined) return '<td></td>'
       const saw = serverSaw(mine)
       const short = saw.length > CUT ? `${saw.slice(0, CUT - 1)}…` : saw
-      const mark = badge(VERDICT_WORD[mine.verdict] + (mine.expected !== null ? '*' : ''), toneOf(mine))
+      const mark = badge(cellText(mine), tone(mine))
       // the evidence section holds every verdict but a pass
       const verdict = mine.verdict === 'pass' ? mark : `<a${attrs({ href: `#${evidenceAnchor(i, id)}` })}>${mark}</a>`
       return `<td${attrs({ 'data-column': i, 'data-verdict': mine.verdict, 'data-scenario': id })}>${verdict}` +
@@ -119,8 +108,8 @@ export function practicesHtml (results: SuiteResult[]): string {
     const cells = results.map((r, i) => {
       const c = practiceCounts(r, row.rules)
       const graded = c.pass + c.fail + c.known
-      const tone: Tone | undefined = graded === 0 ? undefined : c.fail > 0 ? 'bad' : c.known > 0 ? 'info' : 'good'
-      return `<td${attrs({ 'data-column': i, 'data-pass': c.pass, 'data-graded': graded })}>${badge(graded === 0 ? 'untested' : `${c.pass}/${graded}`, tone)}${c.known > 0 ? `<div class="note">${c.known} known</div>` : ''}</td>`
+      const shade: Tone | undefined = graded === 0 ? undefined : c.fail > 0 ? 'bad' : c.known > 0 ? 'info' : 'good'
+      return `<td${attrs({ 'data-column': i, 'data-pass': c.pass, 'data-graded': graded })}>${badge(graded === 0 ? 'untested' : `${c.pass}/${graded}`, shade)}${c.known > 0 ? `<div class="note">${c.known} known</div>` : ''}</td>`
     }).join('')
     return `<tr${attrs({ 'data-section': row.practice.section })}><td><b>${escapeHtml(row.practice.section)}</b> <q>${escapeHtml(row.practice.quote)}</q></td><td>${row.rules.map(id => `<code>${escapeHtml(id)}</code>`).join(' ')}</td>${cells}</tr>`
   }).join('')

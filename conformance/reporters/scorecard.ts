@@ -23,7 +23,8 @@ const SHORT: Record<Verdict, string> = {
   pass: 'pass', fail: 'FAIL', 'optional-fail': 'opt-fail', 'crawler-error': 'no run', 'setup-fail': 'setup', 'harness-fail': 'harness', 'dependency-fail': 'dep-fail', untested: '–'
 }
 
-function tone (s: ScenarioResult): Tone | undefined {
+/** A verdict's colour: known failures apart, passes good, failures of a requirement bad. */
+export function tone (s: ScenarioResult): Tone | undefined {
   if (s.expected !== null) return 'info'
   if (s.verdict === 'pass') return 'good'
   if (s.verdict === 'fail' || s.verdict === 'crawler-error' || s.verdict === 'setup-fail' || s.verdict === 'harness-fail') return 'bad'
@@ -41,7 +42,8 @@ function anchor (crawler: number, id: string): string {
   return `ev-${crawler}-${id}`
 }
 
-function cellText (s: ScenarioResult): string {
+/** A verdict in a cell: its short word, with * when the adapter lists it as known. */
+export function cellText (s: ScenarioResult): string {
   return SHORT[s.verdict] + (s.expected !== null ? '*' : '')
 }
 
