@@ -86,7 +86,7 @@ t.test('a day the crawler failed, hung or sent nothing on gives no figures and a
   const dir = await mkdtemp(join(tmpdir(), 'webkrab-economy-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const r = await runBandwidthBench({
-    pages: '20', days: '3', ratio: '0.5', renderMs: '0', dayTimeout: '2s',
+    pages: '20', days: '3', ratio: '0.5', renderMs: '0', dayTimeout: '6s',
     crawler: [await adapterFile(dir, 'fails', '--fail-step 3'), await adapterFile(dir, 'hangs', '--hang-step 2'), await adapterFile(dir, 'silent', '--silent')]
   })
   const fails = crawlerWay(r, 'fails')
@@ -98,7 +98,7 @@ t.test('a day the crawler failed, hung or sent nothing on gives no figures and a
 
   const hangs = crawlerWay(r, 'hangs')
   t.same(hangs.failures.map(f => f.day), [1])
-  t.match(hangs.failures[0].why, /did not finish within the day's 2 s and was killed/)
+  t.match(hangs.failures[0].why, /did not finish within the day's 6 s and was killed/)
 
   const silent = crawlerWay(r, 'silent')
   t.equal(silent.figures, null, 'a crawler that never sent anything has no figures at all')
