@@ -90,6 +90,14 @@ function lifetimeSource (headers: Headers, directives: ReadonlyMap<string, strin
   return null
 }
 
+/**
+ * How far the clock may read before a stored response's time and still reckon its
+ * age: the server's time is an estimate from whole-second Dates, so a fresh page can
+ * look a moment younger than it is. Further back, the clock has moved backwards (or
+ * reads before 1970) and no age can be reckoned.
+ */
+const CLOCK_BEHIND_TOLERANCE_MS = 5_000
+
 function seconds (ms: number): string {
   return `${Math.round(ms / 1000)} s`
 }
@@ -103,6 +111,12 @@ export function judgeFreshness (stored: StoredResponse, request: Headers, nowMs:
   const cc = cacheDirectives(stored.responseHeaders['cache-control'])
   const header = lifetimeSource(stored.responseHeaders, cc)
   const lifetimeMs = policy.maxAge() * 1000
+  if (!(nowMs >= stored.responseTimeMs - CLOCK_BEHIND_TOLERANCE_MS)) {
+    // RFC 9111 section 4.2.3 reckons age from "now" onwards of the response's time; a clock
+    // behind it gives a negative age, which would keep every page fresh until it caught up
+    const when = (ms: number): string => Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms)
+    return { fresh: false, ttlMs: 0, ageMs: 0, lifetimeMs, reason: `the clock reads ${when(nowMs)}, before the stored response's time ${when(stored.responseTimeMs)}: its age cannot be reckoned (RFC 9111 section 4.2.3), so it is not reused without asking`, header }
+  }
   const ageMs = Math.max(0, policy.age() * 1000)
   const fresh = policy.satisfiesWithoutRevalidation({ url: stored.url, method: 'GET', headers: { ...request } })
   const ttlMs = fresh ? Math.max(0, lifetimeMs - ageMs) : 0

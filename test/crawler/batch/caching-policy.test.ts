@@ -70,3 +70,13 @@ t.test('Cache-Control is read as a list of directives: a field name quoted in pr
   t.equal(judgeStorability(url, 200, {}, { 'cache-control': 'No-Store' }).noStore, true, 'directive names are case-insensitive')
   t.match(judgeFreshness(storedWith({ 'cache-control': 'max-age=600' }), { pragma: 'no-cache' }, DATE_MS + 1000).reason, /the request said no-cache/)
 })
+
+t.test('a clock behind the stored response\'s time (moved backwards, or before 1970) reuses nothing: the age cannot be reckoned', async t => {
+  // a Date rejected under a clock in 1969 was stored as the epoch: every later "now" of that clock is before it
+  const epoch = { url, status: 200, requestHeaders: {}, responseHeaders: { date: 'Thu, 01 Jan 1970 00:00:00 GMT', 'cache-control': 'max-age=0' }, responseTimeMs: 0 }
+  const f = judgeFreshness(epoch, {}, Date.parse('1969-06-01T00:00:00Z'))
+  t.equal(f.fresh, false, 'a zero lifetime is not fresh because the clock reads earlier')
+  t.match(f.reason, /the clock reads 1969-06-01T00:00:00\.000Z, before the stored response's time 1970-01-01T00:00:00\.000Z: its age cannot be reckoned \(RFC 9111 section 4\.2\.3\)/)
+  t.equal(judgeFreshness(storedWith({ 'cache-control': 'max-age=86400' }), {}, DATE_MS - 3_600_000).fresh, false, 'nor a day\'s lifetime an hour before it was stored')
+  t.equal(judgeFreshness(storedWith({ 'cache-control': 'max-age=60' }), {}, DATE_MS - 1_000).fresh, true, 'a second behind is the grain of a Date: still fresh')
+})
