@@ -34,6 +34,7 @@ export const CRAWL_OPTION_TABLE = [
   { option: 'store', flag: 'store', arg: '<file>', value: 'text', required: true, help: 'SQLite store; kept between runs, so a second run revalidates; one run writes it at a time', scenario: false, report: null },
   { option: 'report', flag: 'report', arg: '<file>', value: 'text', help: 'write the JSON fetch report (webkrab.report/v1) here', scenario: false, report: null },
   { option: 'fresh', flag: 'fresh', value: 'switch', help: 'start the seed list afresh: a run over the same list and options that was killed before its end is not resumed', scenario: false, report: null },
+  { option: 'forgetDeferrals', flag: 'forget-deferrals', value: 'switch', help: 'forget the waits earlier runs kept for an origin (a Retry-After, a backoff, on the server\'s clock): every origin may be asked at once', scenario: false, report: null },
   { option: 'headers', flag: 'header', arg: '<header>', value: 'headers', help: "request context sent with every request, 'Name: value' (repeatable)", scenario: false, report: { options: 'headers' } },
   { option: 'revalidateAlways', flag: 'revalidate-always', value: 'switch', help: 'ask the server even when a stored response is fresh', scenario: true, report: { options: 'revalidateAlways' } },
   { option: 'retain', flag: 'retain', arg: '<what>', value: 'choice', choices: ['body', 'headers', 'none'], help: 'what to keep of each response: body, headers, or none (status, validators, digests)', scenario: true, report: { options: 'retain' } },

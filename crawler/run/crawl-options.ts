@@ -19,6 +19,8 @@ export interface CrawlOptions {
   urlsFile?: string
   /** Start the list afresh: an unfinished earlier run over the same list is not resumed. */
   fresh?: boolean
+  /** Forget the origin deferrals earlier runs kept (a Retry-After, a backoff): every origin may be asked at once. */
+  forgetDeferrals?: boolean
   /** The SQLite store's file path. */
   store: string
   /** Write the JSON fetch report here. */
@@ -72,6 +74,7 @@ export interface ResolvedOptions {
   urls: string[]
   urlsFile: string | null
   fresh: boolean
+  forgetDeferrals: boolean
   /** The scope is the seeds' origins (no --scope): the origins of a --urls-file join it as it is read. */
   scopeFromSeeds: boolean
   store: string
@@ -291,6 +294,7 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     urls,
     urlsFile,
     fresh: o.fresh === true,
+    forgetDeferrals: o.forgetDeferrals === true,
     scopeFromSeeds,
     store: o.store,
     report: o.report ?? null,

@@ -24,7 +24,7 @@ import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import { monotonicClock, Scheduler, WAIT_MARGIN_MS, type JobContext, type Leftover } from './scheduler.js'
-import { Store } from '../store/store.js'
+import { Store, type StoredDeferral } from '../store/store.js'
 import { RobotsReader } from './robots-reader.js'
 import { decideRobots } from '../policy/robots-decision.js'
 import type { StoredRecord } from '../store/stored-record.js'
@@ -116,6 +116,10 @@ class CrawlRun {
   private readonly stoppedOrigins = new Map<string, string>()
   /** Origins deferred for longer than any run waits: their work ends deferred, not failed. */
   private readonly deferredBeyondRun = new Set<string>()
+  /** Deferrals earlier runs kept, by origin, each taken up when the run first has work for its origin. */
+  private readonly keptDeferrals = new Map<string, StoredDeferral>()
+  /** How many kept deferrals --forget-deferrals forgot. */
+  private forgottenDeferrals = 0
   /** The revisit planner's wiring under --plan (plan-run.ts). */
   private readonly planning: PlanRun | null
   /** Origins whose first request of the run (under --plan) is on its way: the rest wait for its clock. */
@@ -138,7 +142,17 @@ class CrawlRun {
     this.startedMs = this.clock.now()
     this.deadlineMs = b.maxDurationMs === null ? null : this.startedMs + b.maxDurationMs
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
-    this.clocks = new OriginClocks(store.originClocks())
+    const clocks = store.originClocks()
+    if (opts.forgetDeferrals) {
+      this.forgottenDeferrals = store.forgetOriginDeferrals(null)
+    } else {
+      for (const d of store.originDeferrals()) {
+        this.keptDeferrals.set(d.origin, d)
+        // a run that died during the wait kept the deadline but not the origin's clock
+        if (!clocks.has(d.origin)) clocks.set(d.origin, { offsetMs: d.clockOffsetMs, observedLocalMs: Date.now() })
+      }
+    }
+    this.clocks = new OriginClocks(clocks)
     this.planning = opts.plan ? PlanRun.open(store, opts, this.clocks) : null
     this.robots = new RobotsReader({
       fetcher: this.fetcher,
@@ -225,11 +239,12 @@ class CrawlRun {
     // the run reached its end: a later run over the same list starts it again rather than resuming it
     frontier.end()
     const reason = this.stop?.reason ?? describeCompletedRun(this.ends, { deferrals: this.deferrals, stoppedOrigins: this.stoppedOrigins })
+    const forgot = this.forgottenDeferrals === 0 ? '' : `; forgot ${this.forgottenDeferrals} origin deferral${this.forgottenDeferrals === 1 ? '' : 's'} earlier runs kept (--forget-deferrals)`
     this.emit({
       type: 'run-end',
       at: new Date().toISOString(),
       stoppedBy: this.stop?.stoppedBy ?? 'completed',
-      stopReason: resumed === null ? reason : `${reason}; ${describeResume(resumed)}`
+      stopReason: (resumed === null ? reason : `${reason}; ${describeResume(resumed)}`) + forgot
     })
   }
 
@@ -415,7 +430,34 @@ class CrawlRun {
       })
       return
     }
+    this.takeUpKeptDeferral(origin, scheduler)
     scheduler.add(origin, task, notBefore === undefined ? {} : { notBefore })
+  }
+
+  /**
+   * The first time the run has work for an origin, a deferral an earlier run kept for it
+   * holds the origin until its deadline on the origin's clock (as if this run had been
+   * told), and the report says where it came from; one whose deadline has passed is forgotten.
+   */
+  private takeUpKeptDeferral (origin: string, scheduler: Scheduler<ResourceTask>): void {
+    const kept = this.keptDeferrals.get(origin)
+    if (kept === undefined) return
+    this.keptDeferrals.delete(origin)
+    const leftMs = kept.untilServerMs - this.serverNow(origin)
+    if (!(leftMs > 0)) {
+      this.store.forgetOriginDeferrals([origin])
+      return
+    }
+    const known = this.deferrals.get(origin)
+    const untilMs = this.clock.now() + leftMs
+    if (known !== undefined && known.untilMs >= untilMs) return
+    this.deferOrigin(scheduler, origin, { untilMs, reason: `kept from an earlier run (--forget-deferrals forgets it): ${kept.reason}`, signal: kept.signal }, true, false)
+  }
+
+  /** Keeps the origin's deferral in the store, its deadline on the origin's clock, for a resumed or later run. */
+  private keepDeferral (origin: string, d: OriginDeferral): void {
+    const serverNowMs = this.serverNow(origin)
+    this.store.saveOriginDeferral({ origin, untilServerMs: serverNowMs + (d.untilMs - this.clock.now()), reason: d.reason, signal: d.signal, clockOffsetMs: serverNowMs - Date.now() })
   }
 
   /** One request for a task, and what follows from its answer. */
@@ -518,7 +560,8 @@ class CrawlRun {
         this.emitDeferral(origin, d, [], false)
         scheduler.stopOrigin(origin, decision.reason)
       } else if (known === undefined || known.untilMs < untilMs) {
-        this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal })
+        // robots.txt's own record (kept in the store) carries its backoff to the next run
+        this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal }, true, false)
       }
     }
     // read again, or deferred: the task waits in its place for the origin
@@ -599,9 +642,13 @@ class CrawlRun {
   }
 
   /** Holds every request to the origin until `untilMs`, in this phase and the next. */
-  private deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral, announce = true): void {
+  private deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral, announce = true, keep = true): void {
     const known = this.deferrals.get(origin)
-    if (known === undefined || d.untilMs >= known.untilMs) this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
+    if (known === undefined || d.untilMs >= known.untilMs) {
+      this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
+      // the server's signal outlives the run: a run killed during the wait, or the next one, keeps to it
+      if (keep) this.keepDeferral(origin, d)
+    }
     this.holdOrigin(scheduler, origin, d)
     if (announce) this.emitDeferral(origin, d, [], false)
     // a held origin's share of the window no longer stops the reading: other origins' work comes in

@@ -210,6 +210,24 @@ export const migrations: readonly Migration[] = [
         ) WITHOUT ROWID;
       `)
     }
+  },
+  {
+    version: 7,
+    description: 'each origin\'s deferral (a Retry-After, a backoff) with its deadline on the origin\'s clock, so a resumed or later run keeps to it; each run\'s option values, so a run that does not resume another can say what differs',
+    up: db => {
+      // until_ms is on the origin's clock (its Date), as the crawler reckons it; clock_offset_ms
+      // is the offset that reckoning used, for a run that died before it kept the origin's clock
+      db.exec(`
+        CREATE TABLE origin_deferrals (
+          origin TEXT PRIMARY KEY,
+          until_ms INTEGER NOT NULL,
+          reason TEXT NOT NULL,
+          signal TEXT NOT NULL,
+          clock_offset_ms INTEGER NOT NULL
+        );
+        ALTER TABLE frontier_runs ADD COLUMN options_key TEXT;
+      `)
+    }
   }
 ]
 

@@ -8,6 +8,16 @@ import { openStoreFile } from './store-open.js'
 import { isStorageFailure, storageError } from './store-failure.js'
 import type { StoreLock } from './store-lock.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
+
+/** An origin's deferral kept between runs: until when, on the origin's clock, and what the server said. */
+export interface StoredDeferral {
+  origin: string
+  untilServerMs: number
+  reason: string
+  signal: string
+  /** The origin's clock offset (its Date minus the local clock) the deadline was reckoned with. */
+  clockOffsetMs: number
+}
 import type { RobotsRecord } from '../policy/robots-fetch.js'
 
 export { BodyWriter, BODY_CHUNK_BYTES } from './body-writer.js'
@@ -406,6 +416,30 @@ export class Store {
       this.db.transaction(() => {
         for (const [origin, c] of clocks) this.stmts.upsertOrigin.run(origin, Math.round(c.offsetMs), Math.round(c.observedLocalMs))
       })()
+    })
+  }
+
+  /** Each origin's deferral as the runs before left it: its deadline on the origin's clock. */
+  originDeferrals (): StoredDeferral[] {
+    return (this.db.prepare('SELECT origin, until_ms, reason, signal, clock_offset_ms FROM origin_deferrals ORDER BY origin').all() as Array<{ origin: string, until_ms: number, reason: string, signal: string, clock_offset_ms: number }>)
+      .map(r => ({ origin: r.origin, untilServerMs: r.until_ms, reason: r.reason, signal: r.signal, clockOffsetMs: r.clock_offset_ms }))
+  }
+
+  /** Keeps an origin's deferral for the runs after this one, committed at once: a run killed during the wait leaves it. */
+  saveOriginDeferral (d: StoredDeferral): void {
+    this.write('saving an origin\'s deferral', () => {
+      this.db.prepare('INSERT INTO origin_deferrals (origin, until_ms, reason, signal, clock_offset_ms) VALUES (?, ?, ?, ?, ?) ON CONFLICT (origin) DO UPDATE SET until_ms = excluded.until_ms, reason = excluded.reason, signal = excluded.signal, clock_offset_ms = excluded.clock_offset_ms')
+        .run(d.origin, Math.round(d.untilServerMs), d.reason, d.signal, Math.round(d.clockOffsetMs))
+      this.commit()
+    })
+  }
+
+  /** Forgets deferrals: those of `origins`, or (null) every one. */
+  forgetOriginDeferrals (origins: readonly string[] | null): number {
+    return this.write('forgetting origin deferrals', () => {
+      if (origins === null) return this.db.prepare('DELETE FROM origin_deferrals').run().changes
+      const del = this.db.prepare('DELETE FROM origin_deferrals WHERE origin = ?')
+      return origins.reduce((n, o) => n + del.run(o).changes, 0)
     })
   }
 
