@@ -17,7 +17,8 @@ import { exchangeOf } from './exchange-of.js'
 import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-end.js'
-import { Frontier, type FrontierState } from '../store/frontier.js'
+import { Frontier, type FrontierAbandoned, type FrontierOptions, type FrontierState } from '../store/frontier.js'
+import { CRAWL_OPTION_TABLE } from './crawl-option-table.js'
 import { OriginWindow, type Standing } from './origin-window.js'
 import { readUrlsFile, streamUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
@@ -176,11 +177,26 @@ class CrawlRun {
     if (this.opts.urlsFile !== null) yield * streamUrlsFile(this.opts.urlsFile)
   }
 
-  /** What else a resumed run must share with the run it resumes: every option that changes what is asked. */
-  private optionsKey (): string {
+  /**
+   * What else a resumed run must share with the run it resumes: every option that changes
+   * what is asked. The pace (concurrency, the politeness delay) and the run's own budgets
+   * (its duration, requests and bytes) may change: a resume goes on at the new ones.
+   * Beside it, every option's value by flag, so a run can say what differs.
+   */
+  private frontierOptions (): FrontierOptions {
     const { opts } = this
-    const budgets = opts.scopeFromSeeds ? { ...opts.budgets, scope: null } : opts.budgets
-    return JSON.stringify({ budgets, requestHeaders: opts.requestHeaders, retain: opts.retain, change: opts.change, revalidateAlways: opts.revalidateAlways, plan: opts.plan, planBudget: opts.planBudget, importance: opts.importance, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs })
+    const { concurrency, perOriginConcurrency, politenessDelayMs, maxDurationMs, maxRequests, maxBytes, ...asked } = opts.budgets
+    const budgets = opts.scopeFromSeeds ? { ...asked, scope: null } : asked
+    const resumeKey = JSON.stringify({ budgets, requestHeaders: opts.requestHeaders, retain: opts.retain, change: opts.change, revalidateAlways: opts.revalidateAlways, plan: opts.plan, planBudget: opts.planBudget, importance: opts.importance, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs })
+    const values: Record<string, unknown> = {}
+    const resolved = opts as unknown as Record<string, unknown>
+    const budgetValues = opts.budgets as unknown as Record<string, unknown>
+    for (const row of CRAWL_OPTION_TABLE) {
+      if (row.option === 'store' || row.option === 'report' || row.option === 'fresh' || row.option === 'forgetDeferrals') continue
+      if (row.option === 'scope' && opts.scopeFromSeeds) continue
+      values[row.flag] = row.option in budgetValues ? budgetValues[row.option] : row.option === 'userAgent' ? opts.requestHeaders['user-agent'] : resolved[row.option]
+    }
+    return { resumeKey, values }
   }
 
   async execute (): Promise<void> {
@@ -189,7 +205,7 @@ class CrawlRun {
     // ones go in the report's run-start, the rest are counted
     const first: string[] = []
     const scope = new Set(opts.budgets.scope)
-    const frontier = await Frontier.fill(this.store, this.seeds(), this.optionsKey(), opts.fresh, url => {
+    const frontier = await Frontier.fill(this.store, this.seeds(), this.frontierOptions(), opts.fresh, url => {
       if (first.length < INLINE_RESOURCE_LIMIT) first.push(url)
       if (opts.scopeFromSeeds) {
         const origin = originOf(url)
@@ -244,7 +260,7 @@ class CrawlRun {
       type: 'run-end',
       at: new Date().toISOString(),
       stoppedBy: this.stop?.stoppedBy ?? 'completed',
-      stopReason: (resumed === null ? reason : `${reason}; ${describeResume(resumed)}`) + forgot
+      stopReason: (resumed === null ? reason : `${reason}; ${describeResume(resumed)}`) + frontier.abandoned.map(a => describeAbandoned(a, opts.fresh)).join('') + forgot
     })
   }
 
@@ -731,5 +747,12 @@ const HOLD_MS = 1_000
 /** The closing words of a resumed run: what the run it resumed had done. */
 function describeResume (resumed: NonNullable<Frontier['resumed']>): string {
   const outcomes = Object.entries(resumed.done).map(([outcome, n]) => `${n} ${outcome}`).join(', ')
-  return `resumed the run started ${resumed.startedAt}, which had ${resumed.doneCount} of the seed URLs done (${outcomes === '' ? 'none' : outcomes}): those were not asked again`
+  const pace = resumed.differs.length === 0 ? '' : `; it goes on with ${resumed.differs.join(', ')}`
+  return `resumed the run started ${resumed.startedAt}, which had ${resumed.doneCount} of the seed URLs done (${outcomes === '' ? 'none' : outcomes}): those were not asked again${pace}`
+}
+
+/** The closing words for an unfinished run over the same list that this run superseded. */
+function describeAbandoned (a: FrontierAbandoned, fresh: boolean): string {
+  const why = fresh ? '--fresh was given' : a.differs.length === 0 ? 'its options differ' : `its options differ: ${a.differs.join(', ')}`
+  return `; did not resume the unfinished run started ${a.startedAt} over the same list (${a.doneCount} of its seed URLs done), because ${why}: it is abandoned, and every seed URL is this run's`
 }

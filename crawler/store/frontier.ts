@@ -26,6 +26,24 @@ export interface FrontierResume {
   /** Seeds already done, by outcome. */
   done: Partial<Record<Outcome, number>>
   doneCount: number
+  /** The flags whose values differ from the run it resumes (the pace: concurrency, delays, run budgets). */
+  differs: string[]
+}
+
+/** An unfinished run over the same list that a new run did not resume, because options that change what is asked differ: it is given up. */
+export interface FrontierAbandoned {
+  startedAt: string
+  doneCount: number
+  /** The flags whose values differ, `--change semantic (now strict)`; empty when the run predates their record. */
+  differs: string[]
+}
+
+/** What a run's option values were: the resume key (what must match) and every value by flag, to say what differs. */
+export interface FrontierOptions {
+  /** The options that change what is asked: a run is resumed only under the same. */
+  resumeKey: string
+  /** Every option's value by flag, the pace included (which may change on a resume). */
+  values: Record<string, unknown>
 }
 
 /** Rows inserted per transaction while a seed list streams in. */
@@ -41,7 +59,7 @@ export class Frontier {
     mark: Database.Statement<[string, string | null, number, number]>
   }
 
-  private constructor (private readonly store: Store, readonly run: number, readonly seedCount: number, readonly resumed: FrontierResume | null) {
+  private constructor (private readonly store: Store, readonly run: number, readonly seedCount: number, readonly resumed: FrontierResume | null, readonly abandoned: FrontierAbandoned[]) {
     this.db = store.connection
     this.stmts = {
       batch: this.db.prepare('SELECT seq, url FROM frontier WHERE run_id = ? AND state = ? AND seq > ? ORDER BY seq LIMIT ?'),
@@ -56,14 +74,14 @@ export class Frontier {
    * unfinished run over the same list and options is in the store, the new rows
    * are dropped and that run goes on; its postponed rows are pending again.
    */
-  static async fill (store: Store, seeds: AsyncIterable<string> | Iterable<string>, optionsKey: string, fresh: boolean, onSeed?: (url: string) => void): Promise<Frontier> {
+  static async fill (store: Store, seeds: AsyncIterable<string> | Iterable<string>, options: FrontierOptions, fresh: boolean, onSeed?: (url: string) => void): Promise<Frontier> {
     const db = store.connection
     store.commit()
     // rows of lists that never finished filling are nobody's: a run died while reading its list
     db.exec('DELETE FROM frontier WHERE run_id IN (SELECT id FROM frontier_runs WHERE filled = 0); DELETE FROM frontier_runs WHERE filled = 0')
-    const optionsDigest = createHash('sha256').update(optionsKey).digest('hex')
+    const optionsDigest = createHash('sha256').update(options.resumeKey).digest('hex')
     const startedAt = new Date().toISOString()
-    const run = Number(db.prepare('INSERT INTO frontier_runs (seeds_digest, options_digest, started_at) VALUES (\'\', ?, ?)').run(optionsDigest, startedAt).lastInsertRowid)
+    const run = Number(db.prepare('INSERT INTO frontier_runs (seeds_digest, options_digest, options_key, started_at) VALUES (\'\', ?, ?, ?)').run(optionsDigest, JSON.stringify(options.values), startedAt).lastInsertRowid)
     const insert = db.prepare<[number, number, string]>('INSERT OR IGNORE INTO frontier (run_id, seq, url) VALUES (?, ?, ?)')
     const digest = createHash('sha256')
     let count = 0
@@ -91,29 +109,38 @@ export class Frontier {
     const seedsDigest = digest.digest('hex')
     const earlier = fresh
       ? undefined
-      : db.prepare<[string, string, number, number], { id: number, started_at: string }>('SELECT id, started_at FROM frontier_runs WHERE filled = 1 AND ended = 0 AND seeds_digest = ? AND options_digest = ? AND seed_count = ? AND id <> ? ORDER BY id DESC LIMIT 1')
+      : db.prepare<[string, string, number, number], { id: number, started_at: string, options_key: string | null }>('SELECT id, started_at, options_key FROM frontier_runs WHERE filled = 1 AND ended = 0 AND seeds_digest = ? AND options_digest = ? AND seed_count = ? AND id <> ? ORDER BY id DESC LIMIT 1')
         .get(seedsDigest, optionsDigest, count, run)
+    // the unfinished runs over the same list this one does not take over: under other options,
+    // or (--fresh) any; this run supersedes them, and its report says so
+    const superseded = db.prepare<[string, number], { id: number, started_at: string, options_key: string | null }>('SELECT id, started_at, options_key FROM frontier_runs WHERE filled = 1 AND ended = 0 AND seeds_digest = ? AND id <> ? ORDER BY id').all(seedsDigest, run)
+      .filter(r => r.id !== earlier?.id)
+    const abandoned = superseded.map(r => ({ startedAt: r.started_at, doneCount: Frontier.doneCounts(db, r.id).doneCount, differs: differences(r.options_key, options.values) }))
     db.transaction(() => {
-      if (fresh) {
-        // starting afresh: the unfinished runs over this list are given up
-        const stale = db.prepare<[string, string, number], { id: number }>('SELECT id FROM frontier_runs WHERE ended = 0 AND seeds_digest = ? AND options_digest = ? AND id <> ?').all(seedsDigest, optionsDigest, run)
-        for (const s of stale) Frontier.drop(db, s.id)
-      }
+      for (const r of superseded) Frontier.drop(db, r.id)
       if (earlier !== undefined) {
         Frontier.drop(db, run)
         db.prepare('UPDATE frontier SET state = \'pending\' WHERE run_id = ? AND state = \'postponed\'').run(earlier.id)
+        // the pace may change on a resume: the run now goes at this one's
+        db.prepare('UPDATE frontier_runs SET options_key = ? WHERE id = ?').run(JSON.stringify(options.values), earlier.id)
       } else {
         db.prepare('UPDATE frontier_runs SET seeds_digest = ?, seed_count = ?, filled = 1 WHERE id = ?').run(seedsDigest, count, run)
       }
     })()
-    if (earlier === undefined) return new Frontier(store, run, count, null)
+    if (earlier === undefined) return new Frontier(store, run, count, null, abandoned)
+    const { done, doneCount } = Frontier.doneCounts(db, earlier.id)
+    return new Frontier(store, earlier.id, count, { run: earlier.id, startedAt: earlier.started_at, done, doneCount, differs: differences(earlier.options_key, options.values) }, abandoned)
+  }
+
+  /** The seeds a run has done, by outcome. */
+  private static doneCounts (db: Database.Database, run: number): { done: Partial<Record<Outcome, number>>, doneCount: number } {
     const done: Partial<Record<Outcome, number>> = {}
     let doneCount = 0
-    for (const r of db.prepare<[number], { outcome: Outcome, n: number }>('SELECT outcome, count(*) AS n FROM frontier WHERE run_id = ? AND state = \'done\' GROUP BY outcome ORDER BY outcome').all(earlier.id)) {
+    for (const r of db.prepare<[number], { outcome: Outcome, n: number }>('SELECT outcome, count(*) AS n FROM frontier WHERE run_id = ? AND state = \'done\' GROUP BY outcome ORDER BY outcome').all(run)) {
       done[r.outcome] = r.n
       doneCount += r.n
     }
-    return new Frontier(store, earlier.id, count, { run: earlier.id, startedAt: earlier.started_at, done, doneCount })
+    return { done, doneCount }
   }
 
   private static drop (db: Database.Database, run: number): void {
@@ -154,4 +181,19 @@ export class Frontier {
       this.db.prepare('DELETE FROM frontier WHERE run_id = ?').run(this.run)
     })()
   }
+}
+
+/** The flags whose values differ between a run's recorded values and this run's: `--change semantic (now strict)`. */
+function differences (recorded: string | null, now: Record<string, unknown>): string[] {
+  if (recorded === null) return []
+  let was: Record<string, unknown>
+  try {
+    was = JSON.parse(recorded) as Record<string, unknown>
+  } catch {
+    return []
+  }
+  const shown = (v: unknown): string => v === undefined || v === null ? 'unset' : typeof v === 'string' ? v : JSON.stringify(v)
+  return [...new Set([...Object.keys(was), ...Object.keys(now)])]
+    .filter(flag => JSON.stringify(was[flag] ?? null) !== JSON.stringify(now[flag] ?? null))
+    .map(flag => `--${flag} ${shown(was[flag])} (now ${shown(now[flag])})`)
 }

@@ -75,3 +75,33 @@ t.test('a run that died midway is resumed only over the same list and options; -
   t.equal(asked(since).length, PAGES - done2, 'only the URLs the dead run had not committed are asked')
   t.equal(resumed.resources.length, PAGES - done2, 'and the report lists those')
 })
+
+t.test('a killed run\'s rerun with another --concurrency resumes it and says at what pace; with options that change what is asked, it says the old run is abandoned and why', async t => {
+  const site = await startFixtureSite(null, { journalSize: 2_000 })
+  t.teardown(async () => { await site.close() })
+  const urls = Array.from({ length: PAGES }, (_, i) => `${site.url}/bytes/512?page=${i}`)
+  const store = join(t.testdir(), 's.sqlite')
+  const base: CrawlOptions = { urls, store, retain: 'none', concurrency: 1, perOriginConcurrency: 1, robots: 'ignore' }
+  const dies = async (options: CrawlOptions, after: number): Promise<void> => {
+    let ended = 0
+    const onEvent = (e: CrawlEvent): void => {
+      if (e.type === 'resource' && ++ended === after) throw new Error('the run dies here')
+    }
+    await t.rejects(crawl({ ...options, onEvent }), /the run dies here/)
+  }
+  await dies(base, 10)
+  let since = site.journal.nextSeq
+  const faster = await crawl({ ...base, concurrency: 4, perOriginConcurrency: 2 })
+  t.match(faster.run.stopReason, /resumed the run started \S+, which had \d+ of the seed URLs done .*; it goes on with --concurrency 1 \(now 4\), --per-origin-concurrency 1 \(now 2\)$/, 'a new pace resumes the run, and the report says so')
+  t.ok(site.journal.since(since).length < PAGES, 'only what the killed run had not done is asked')
+
+  await dies(base, 10)
+  since = site.journal.nextSeq
+  const other = await crawl({ ...base, change: 'strict' })
+  t.match(other.run.stopReason, /; did not resume the unfinished run started \S+ over the same list \(\d+ of its seed URLs done\), because its options differ: --change semantic \(now strict\): it is abandoned, and every seed URL is this run's$/)
+  t.equal(site.journal.since(since).length, PAGES, 'every seed is asked')
+  since = site.journal.nextSeq
+  const after = await crawl(base)
+  t.notMatch(after.run.stopReason, /resumed|did not resume/, 'the abandoned run is gone: a later run under its options starts afresh, with nothing to say')
+  t.equal(site.journal.since(since).length, PAGES)
+})
