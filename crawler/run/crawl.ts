@@ -20,7 +20,7 @@ import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-
 import { Frontier, type FrontierAbandoned, type FrontierOptions, type FrontierState } from '../store/frontier.js'
 import { CRAWL_OPTION_TABLE } from './crawl-option-table.js'
 import { OriginWindow, type Standing } from './origin-window.js'
-import { readUrlsFile, streamUrlsFile } from './urls-file.js'
+import { readUrlsFile, streamUrlsFile, vetUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
@@ -51,6 +51,20 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   }
   // a report that could not be written would be lost after the whole run: refuse its path first
   if (opts.report !== null) checkReportPath(opts.report)
+  // a bad line of the list stops the run before the store is opened
+  let listed: { file: string, cleanup: () => void } | null = null
+  if (opts.urlsFile !== null) {
+    listed = await vetUrlsFile(opts.urlsFile)
+    opts = { ...opts, urlsFile: listed.file }
+  }
+  try {
+    return await crawlWith(opts)
+  } finally {
+    listed?.cleanup()
+  }
+}
+
+async function crawlWith (opts: ResolvedOptions): Promise<FetchReport> {
   // resources and exchanges stream to NDJSON parts as they end; the builder keeps only counts
   const parts = openReportParts(opts.report)
   const builder = new ReportBuilder(parts, inlineResourceLimit())

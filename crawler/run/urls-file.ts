@@ -1,4 +1,7 @@
-import { createReadStream, statSync } from 'node:fs'
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { once } from 'node:events'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import { errors, isWebkrabError } from '../../common/errors.js'
@@ -17,6 +20,35 @@ import { checkUrl } from './crawl-options.js'
  * support for URIs of at least 8000 octets; a line eight times that is no URL.
  */
 export const MAX_URL_LINE = 64 * 1024
+
+/**
+ * Reads the list once through before the run opens its store: a line that is no URL
+ * stops the run with the store untouched. Standard input can be read only once: its
+ * URLs are kept in a temporary file as they are checked, and the run reads that
+ * (`cleanup` removes it). The list is never held in memory.
+ */
+export async function vetUrlsFile (file: string, stdin: Readable = process.stdin): Promise<{ file: string, cleanup: () => void }> {
+  if (file !== '-') {
+    for await (const url of streamUrlsFile(file, stdin)) void url
+    return { file, cleanup: () => {} }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'webkrab-urls-'))
+  const cleanup = (): void => { rmSync(dir, { recursive: true, force: true }) }
+  const kept = join(dir, 'stdin.txt')
+  const out = createWriteStream(kept)
+  try {
+    for await (const url of streamUrlsFile(file, stdin)) {
+      if (!out.write(`${url}\n`)) await once(out, 'drain')
+    }
+    out.end()
+    await once(out, 'finish')
+    return { file: kept, cleanup }
+  } catch (err) {
+    out.destroy()
+    cleanup()
+    throw err
+  }
+}
 
 /** The whole list (for `--plan`, whose planner weighs the seeds together). */
 export async function readUrlsFile (file: string, stdin: Readable = process.stdin): Promise<string[]> {

@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3'
-import { existsSync, statSync, type Stats } from 'node:fs'
-import { dirname } from 'node:path'
+import { existsSync, lstatSync, readlinkSync, rmSync, statSync, type Stats } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { errors, isWebkrabError } from '../../common/errors.js'
 import { checkStoreWritable, isStorageFailure, storageError } from './store-failure.js'
-import { StoreLock, thisWriter, WRITER_META_KEY } from './store-lock.js'
+import { lockPathOf, StoreLock, thisWriter, WRITER_META_KEY } from './store-lock.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from './store-migrations.js'
 
 /** Opening a store: checking a file before anything is written to it, and migrating it. */
@@ -34,18 +34,71 @@ export function inspect (path: string): void {
     if (meta.get('application_id') !== STORE_APPLICATION_ID) {
       throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path}: meta.application_id is ${JSON.stringify(meta.get('application_id') ?? null)}, not "${STORE_APPLICATION_ID}"`)
     }
-    const version = Number(meta.get('schema_version'))
-    if (!Number.isInteger(version) || version < 0) {
-      throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path}: meta.schema_version is ${JSON.stringify(meta.get('schema_version') ?? null)}`)
+    const stated = meta.get('schema_version')
+    const version = stated !== undefined && /^\d{1,9}$/.test(stated) ? Number(stated) : NaN
+    if (!Number.isInteger(version)) {
+      throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path}: meta.schema_version is ${JSON.stringify(stated ?? null)}, not a version number`)
     }
     if (version > LATEST_SCHEMA_VERSION) {
       throw errors.WEBKRAB_ERR_STORE_TOO_NEW(`${path} has schema version ${version}; this WebKrab reads up to ${LATEST_SCHEMA_VERSION}`)
     }
+    // the tables must be the version's own: migrating a store whose version says less than it
+    // holds would fail halfway, after writing to it
+    const mismatch = schemaMismatch(db, version)
+    if (mismatch !== null) throw errors.WEBKRAB_ERR_NOT_A_STORE(`${path}: meta.schema_version says ${version}, but ${mismatch}`)
   } catch (err) {
     throw wrapOpenError(path, err)
   } finally {
     db?.close()
   }
+}
+
+/** Each schema version's tables and their columns, as the migrations make them (worked out once, in memory). */
+let schemaByVersion: Map<number, Map<string, string[]>> | null = null
+
+function tablesOf (db: Database.Database): Map<string, string[]> {
+  const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map(r => r.name)
+  return new Map(names.map(name => [name, (db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY name').all(name) as { name: string }[]).map(c => c.name)]))
+}
+
+function versionSchemas (): Map<number, Map<string, string[]>> {
+  if (schemaByVersion !== null) return schemaByVersion
+  const db = new Database(':memory:')
+  try {
+    db.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+    const schemas = new Map([[0, tablesOf(db)]])
+    for (const m of migrations) {
+      m.up(db)
+      schemas.set(m.version, tablesOf(db))
+    }
+    schemaByVersion = schemas
+    return schemas
+  } finally {
+    db.close()
+  }
+}
+
+/** What in the store's tables is not its stated version's (a table or column too many or missing), or null. */
+function schemaMismatch (db: Database.Database, version: number): string | null {
+  const want = versionSchemas().get(version)
+  if (want === undefined) return null
+  const have = tablesOf(db)
+  const known = versionSchemas().get(LATEST_SCHEMA_VERSION) ?? new Map<string, string[]>()
+  for (const [table, columns] of have) {
+    // a table no version has is someone's own addition: not WebKrab's to judge
+    if (!known.has(table)) continue
+    const wanted = want.get(table)
+    if (wanted === undefined) return `it has a table ${table}, which version ${version} does not`
+    const extra = columns.find(c => !wanted.includes(c))
+    if (extra !== undefined) return `its table ${table} has a column ${extra}, which version ${version}'s does not`
+  }
+  for (const [table, columns] of want) {
+    const had = have.get(table)
+    if (had === undefined) return `it has no table ${table}, which version ${version} has`
+    const missing = columns.find(c => !had.includes(c))
+    if (missing !== undefined) return `its table ${table} has no column ${missing}, which version ${version}'s has`
+  }
+  return null
 }
 
 /** Runs the migrations the store lacks, each with its version bump in one transaction. */
@@ -101,6 +154,16 @@ export function tuneForWrites (db: Database.Database, synchronous: 'OFF' | 'NORM
   db.pragma('cache_size = -2048')
 }
 
+/** Where the path's symbolic link points (resolved against its folder), or null when it is no link. */
+function symlinkTarget (path: string): string | null {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return null
+    return resolve(dirname(path), readlinkSync(path))
+  } catch {
+    return null
+  }
+}
+
 /** What a file that is not a regular file is, for the refusal. */
 function kindOf (stat: Stats): string {
   if (stat.isFIFO()) return 'a FIFO'
@@ -118,6 +181,9 @@ function kindOf (stat: Stats): string {
  */
 export function openStoreFile (path: string): { db: Database.Database, lock: StoreLock } {
   let fresh = true
+  const link = symlinkTarget(path)
+  // SQLite would create the file the link names (or fail in a folder that is not there)
+  if (link !== null && !existsSync(path)) throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`${path} is a symbolic link to ${link}, which does not exist; a store is not created through a dangling link: give the path itself`)
   const exists = existsSync(path)
   if (exists) {
     const stat = statSync(path)
@@ -129,11 +195,21 @@ export function openStoreFile (path: string): { db: Database.Database, lock: Sto
   }
   // before any look at the file: a read-only look at a store SQLite cannot write leaves its shared-memory file behind
   checkStoreWritable(path)
+  // what the look would leave beside the file (SQLite's shared memory and log for a WAL-mode
+  // file, the lock): a file refused is left as it was found, with nothing beside it
+  const beside = [lockPathOf(path), `${path}-wal`, `${path}-shm`].filter(f => !existsSync(f))
+  // the lock first: no run of WebKrab writes the store between the look and the open
+  const lock = StoreLock.acquire(path)
   if (exists) {
-    inspect(path)
+    try {
+      inspect(path)
+    } catch (err) {
+      lock.release()
+      for (const f of beside) rmSync(f, { force: true })
+      throw err
+    }
     fresh = statSync(path).size === 0
   }
-  const lock = StoreLock.acquire(path)
   let db: Database.Database | undefined
   try {
     db = new Database(path)

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { LATEST_SCHEMA_VERSION } from '../../crawler/store/store-migrations.js'
+import { join } from 'node:path'
 import { badInputKit, type BadInputCase } from './bad-input-kit.js'
 
 // Bad files to the real `webkrab` binary: stores that are not WebKrab stores or are newer
@@ -8,12 +9,16 @@ import { badInputKit, type BadInputCase } from './bad-input-kit.js'
 // column; a JSON pointer; a store path), nothing on stdout, and no byte of a store changed.
 
 const kit = await badInputKit(t)
-const { url, foreign, newer, dir, file } = kit
+const { url, good, foreign, newer, lying, unversioned, dir, file } = kit
 
 const CASES: BadInputCase[] = [
   { what: 'a store that is a text file', args: ['crawl', url, '--store', file('important.txt')], line: /WEBKRAB_ERR_NOT_A_STORE: .*important\.txt is not an SQLite database/ },
   { what: 'a store of another application', args: ['crawl', url, '--store', foreign], line: /WEBKRAB_ERR_NOT_A_STORE: .*foreign\.sqlite is an SQLite database without WebKrab's meta table/ },
   { what: 'a store newer than the code', args: ['crawl', url, '--store', newer], line: new RegExp(`WEBKRAB_ERR_STORE_TOO_NEW: .*newer\\.sqlite has schema version ${LATEST_SCHEMA_VERSION + 1}`) },
+  { what: 'a store whose schema_version says less than its tables are', args: ['crawl', url, '--store', lying], line: /WEBKRAB_ERR_NOT_A_STORE: .*lying\.sqlite: meta\.schema_version says 1, but it has a table \w+, which version 1 does not/ },
+  { what: 'a store whose schema_version is empty', args: ['crawl', url, '--store', unversioned], line: /WEBKRAB_ERR_NOT_A_STORE: .*unversioned\.sqlite: meta\.schema_version is "", not a version number/ },
+  { what: 'a store path that is a dangling symbolic link', args: ['crawl', url, '--store', join(dir, 'dangling.sqlite')], line: /WEBKRAB_ERR_FILE_NOT_FOUND: .*dangling\.sqlite is a symbolic link to \S*nowhere\.sqlite, which does not exist; a store is not created through a dangling link/ },
+  { what: 'a URL list with a bad line, on a good store', args: ['crawl', '--store', good, '--urls-file', file('bad-urls.txt')], line: /WEBKRAB_ERR_BAD_URL: .*--urls-file \S*bad-urls\.txt:2: "not a url"/ },
   { what: 'a site file that is not YAML', args: ['serve', '--site', file('not-yaml.site.yaml')], line: /WEBKRAB_ERR_BAD_YAML: .*not-yaml\.site\.yaml:2:3: / },
   { what: 'a site file that breaks the schema', args: ['serve', '--site', file('bad-schema.site.yaml')], line: /WEBKRAB_ERR_BAD_SITE: .*bad-schema\.site\.yaml:2:11: origins\[0\]\.name "Main Origin" must be lower-case letters/ },
   { what: 'a site file with !!js/function', args: ['serve', '--site', file('js-function.site.yaml')], line: /WEBKRAB_ERR_BAD_YAML: .*js-function\.site\.yaml:5:22: the tag !!js\/function is not allowed/ },

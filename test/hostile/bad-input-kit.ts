@@ -2,7 +2,7 @@ import type { Test } from 'tap'
 import Database from 'better-sqlite3'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { copyFileSync, existsSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { crawl } from '../../crawler/index.js'
@@ -26,7 +26,8 @@ export const FILES = {
   'validators-bad-schema.yaml': 'id: validators-bad-schema\nname: A scenario that breaks the schema.\nkind: mandatory\nrefs: ["RFC 9110"]\nsteps:\n  - crawl: { urls: [/validators/strong] }\nassertions: []\n',
   'not-json.json': 'this is\nnot JSON\n',
   'not-a-report.json': '{"schema": "something.else/v1", "resources": []}\n',
-  'important.txt': 'do not overwrite me\n'
+  'important.txt': 'do not overwrite me\n',
+  'bad-urls.txt': 'http://127.0.0.1:9/first\nnot a url\n'
 }
 
 export interface Run { code: number | null, stdout: string, stderr: string }
@@ -58,6 +59,9 @@ export interface BadInputKit {
   foreign: string
   /** A WebKrab store whose schema version is newer than this code's (WAL mode, as stores are). */
   newer: string
+  /** WebKrab stores whose schema_version is 1 (their tables are the latest's), and empty. */
+  lying: string
+  unversioned: string
   file: (name: keyof typeof FILES) => string
   run: (args: string[]) => Promise<Run>
   /** Runs the cases a few at a time and checks each exits 2 with its one line. */
@@ -82,7 +86,18 @@ export async function badInputKit (t: Test): Promise<BadInputKit> {
   const bump = new Database(newer)
   bump.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(LATEST_SCHEMA_VERSION + 1))
   bump.close()
-  const stores = [good, foreign, newer, join(dir, 'important.txt')]
+  // stores whose schema_version does not say what their tables are: migrating them would fail halfway
+  const lying = join(dir, 'lying.sqlite')
+  const unversioned = join(dir, 'unversioned.sqlite')
+  for (const [f, v] of [[lying, '1'], [unversioned, '']]) {
+    copyFileSync(good, f)
+    const edit = new Database(f)
+    edit.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(v)
+    edit.close()
+  }
+  symlinkSync(join(dir, 'nowhere.sqlite'), join(dir, 'dangling.sqlite'))
+  const stores = [good, foreign, newer, lying, unversioned, join(dir, 'important.txt')]
+  const refused = [foreign, newer, lying, unversioned, join(dir, 'important.txt'), join(dir, 'dangling.sqlite'), join(dir, 'nowhere.sqlite')]
   const before = new Map(stores.map(f => [f, sha(f)]))
 
   const run = async (args: string[]): Promise<Run> => await new Promise((resolve, reject) => {
@@ -116,10 +131,12 @@ export async function badInputKit (t: Test): Promise<BadInputKit> {
 
   const checkUntouched = (t: Test): void => {
     for (const [file, sum] of before) t.equal(sha(file), sum, file)
+    for (const file of refused) t.same(['', '-wal', '-shm', '-lock'].slice(1).filter(x => existsSync(file + x)), [], `nothing was left beside ${file}`)
+    t.notOk(existsSync(join(dir, 'nowhere.sqlite')), 'no store was created through the dangling link')
     const db = new Database(good, { readonly: true })
     t.equal((db.prepare('SELECT count(*) AS n FROM resources').get() as { n: number }).n, 1, 'the record the first crawl stored is still there')
     db.close()
   }
 
-  return { dir, site, url, good, foreign, newer, file: name => join(dir, name), run, checkCases, checkUntouched }
+  return { dir, site, url, good, foreign, newer, lying, unversioned, file: name => join(dir, name), run, checkCases, checkUntouched }
 }
