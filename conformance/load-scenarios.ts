@@ -459,11 +459,14 @@ async function resolveSite (src: YamlSource, site: unknown, file: string): Promi
 const ABSOLUTE_URL = /^\s*(?:(?:https?|wss?|ftp):)?\/\//i
 /** Refresh's URL part: `5; url=http://...`. */
 const REFRESH_URL = /url\s*=\s*['"]?([^'"\s]+)/i
+/** A URL that names a host anywhere in text a site serves (a page's text, a robots.txt's lines). */
+const URL_IN_TEXT = /(?:(?:https?|wss?|ftp):)?\/\/[^\s/"'<>]+/i
 
 /**
  * Where a scenario's site would send a crawler outside the run's own origins: a route's
  * redirect to an absolute URL, a Location, Content-Location or Refresh header (its own or a
- * sequence step's) that names one, or an absolute link. Null when it sends none. Another origin
+ * sequence step's, a route's or robots.txt's) that names one, an absolute link, or a URL that
+ * names a host in a page's text or a robots.txt's lines. Null when it sends none. Another origin
  * of the site is named by its name (`origin:`), so an absolute URL can only be someone else's.
  */
 export function externalTarget (site: unknown): string | null {
@@ -480,9 +483,23 @@ export function externalTarget (site: unknown): string | null {
     }
     return null
   }
+  const inText = (text: unknown): string | null => typeof text === 'string' ? URL_IN_TEXT.exec(text)?.[0] ?? null : null
+  // robots.txt's own answers: its headers, and its lines (a Sitemap names its own origin as {origin})
+  const robotsSpecs = [{ spec: (def as { robots?: unknown }).robots, where: '' }, ...(def.origins ?? []).map(o => ({ spec: (o as { robots?: unknown }).robots, where: ` of origin ${o.name ?? '?'}` }))]
+  for (const { spec, where } of robotsSpecs) {
+    if (spec === null || typeof spec !== 'object') continue
+    const robots = spec as { body?: unknown, pad?: { then?: unknown }, headers?: unknown, sequence?: Array<{ headers?: unknown }> }
+    const at = `robots.txt${where}`
+    const sent = headerTarget(robots.headers) ?? (robots.sequence ?? []).map(step => headerTarget(step.headers)).find(x => x !== null) ?? null
+    if (sent !== null) return `${at} sends ${sent}`
+    const named = inText(robots.body) ?? inText(robots.pad?.then)
+    if (named !== null) return `${at} names ${named.slice(0, 200)} (write {origin} for the origin's own URL)`
+  }
   for (const { r, where } of routes) {
-    const route = r as { path?: string, redirect?: { to?: string }, headers?: unknown, sequence?: Array<{ headers?: unknown }>, links?: string[] }
+    const route = r as { path?: string, redirect?: { to?: string }, headers?: unknown, sequence?: Array<{ headers?: unknown }>, links?: string[], body?: { text?: unknown } }
     const at = `route ${route.path ?? '?'}${where}`
+    const named = inText(route.body?.text)
+    if (named !== null) return `${at} has ${named.slice(0, 200)} in its text, which a crawler may take for a link`
     if (typeof route.redirect?.to === 'string' && ABSOLUTE_URL.test(route.redirect.to)) return `${at} redirects to ${route.redirect.to.slice(0, 200)}`
     const own = headerTarget(route.headers)
     if (own !== null) return `${at} sends ${own}`

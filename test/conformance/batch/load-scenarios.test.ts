@@ -88,15 +88,19 @@ t.test('a scenario whose site would send a crawler to another host is refused at
     ['  routes:\n    - { path: /out, headers: { Location: "//10.255.255.1/x" } }', /route \/out sends Location: \/\/10\.255\.255\.1\/x, outside the run's own origins/],
     ['  routes:\n    - { path: /out, headers: { Refresh: "0; url=https://example.com/" } }', /route \/out sends Refresh: https:\/\/example\.com\//],
     ['  routes:\n    - { path: /out, sequence: [{ status: 302, headers: { location: "http://10.0.0.1/" } }] }', /sends location: http:\/\/10\.0\.0\.1\/ in its sequence/],
-    ['  origins:\n    - { name: main, routes: [{ path: /page, links: ["http://10.255.255.1/"] }] }', /route \/page of origin main links to http:\/\/10\.255\.255\.1\//]
+    ['  origins:\n    - { name: main, routes: [{ path: /page, links: ["http://10.255.255.1/"] }] }', /route \/page of origin main links to http:\/\/10\.255\.255\.1\//],
+    ['  routes:\n    - { path: /page, contentType: text/html, body: { type: text, text: "<a href=\'http://10.255.255.1/\'>x</a>" } }', /route \/page has http:\/\/10\.255\.255\.1 in its text, which a crawler may take for a link/],
+    ['  robots: { body: "Sitemap: http://10.255.255.1/sitemap.xml" }', /robots\.txt names http:\/\/10\.255\.255\.1 \(write \{origin\} for the origin's own URL\)/],
+    ['  origins:\n    - { name: main, robots: { status: 503, headers: { Location: "http://10.255.255.1/robots.txt" } } }', /robots\.txt of origin main sends Location: http:\/\/10\.255\.255\.1\/robots\.txt/],
+    ['  robots: { sequence: [{ status: 302, headers: { Refresh: "0;url=//10.0.0.1/" } }] }', /robots\.txt sends Refresh: \/\/10\.0\.0\.1\//]
   ]
   for (const [site, line] of cases) {
     const err = await rejection(withSite(site))
     t.equal(err.code, 'WEBKRAB_ERR_BAD_SCENARIO')
     t.match(err.message, line)
   }
-  const fine = await parseScenario(withSite('  routes:\n    - { path: /out, redirect: { to: /validators/strong } }\n    - { path: /file, headers: { Location: "file:///etc/passwd" } }'), '/suite/validators/validators-example.yaml')
-  t.ok(fine, 'a path, or a URL that reaches no host (file:), is the scenario\'s own business')
+  const fine = await parseScenario(withSite('  robots: { body: "Sitemap: {origin}/sitemap.xml" }\n  routes:\n    - { path: /out, redirect: { to: /validators/strong } }\n    - { path: /file, headers: { Location: "file:///etc/passwd" } }'), '/suite/validators/validators-example.yaml')
+  t.ok(fine, 'a path, the origin\'s own URL as {origin}, or a URL that reaches no host (file:), is the scenario\'s own business')
 })
 
 t.test('a step with two actions names the actions a step may have', async t => {
