@@ -48,13 +48,26 @@ export function pidsMarked (name: string, value: string): number[] {
   return out
 }
 
-/** Ends (SIGKILL) every process that carries the mark; how many there were. */
+/** How long endMarked waits for what it killed to be gone (a loaded machine takes a moment to end a process). */
+const END_WAIT_MS = 2_000
+
+/**
+ * Ends (SIGKILL) every process that carries the mark, and waits (at most two seconds) until
+ * none is left, ending any one started meanwhile; how many there were.
+ */
 export function endMarked (name: string, value: string): number {
-  const pids = pidsMarked(name, value)
-  for (const pid of pids) {
-    try { process.kill(pid, 'SIGKILL') } catch {}
+  const ended = new Set<number>()
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  const deadline = Date.now() + END_WAIT_MS
+  for (let pids = pidsMarked(name, value); pids.length > 0 && Date.now() < deadline; pids = pidsMarked(name, value)) {
+    for (const pid of pids) {
+      ended.add(pid)
+      try { process.kill(pid, 'SIGKILL') } catch {}
+    }
+    // a killed process keeps its environment until it is gone (then /proc shows it empty, or not at all)
+    Atomics.wait(pause, 0, 0, 10)
   }
-  return pids.length
+  return ended.size
 }
 
 const DIR = join(tmpdir(), 'webkrab-harness')
