@@ -2,7 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { errors } from '../common/errors.js'
 import { parseDuration } from '../common/units.js'
 import { checkToken } from './admin-token.js'
-import { allowedMethods, servesPath } from './catalogue-json.js'
+import { allowedMethods, servesPath, type TlsListing } from './catalogue-json.js'
 import { Journal } from './journal.js'
 import { MAX_ADMIN_BODY_BYTES } from './limits.js'
 import { attachJournal } from './journal-recorder.js'
@@ -24,7 +24,9 @@ import { varyPlugin } from './plugins/vary.js'
 import { badParam, isBadParam } from './query-params.js'
 import { SiteClock } from './site-clock.js'
 import { checkSiteDefinition } from './site-file.js'
-import { BUILT_IN_SITE, originsOf, type SiteDefinition } from './site-definition.js'
+import { BUILT_IN_SITE, originsOf, type H2Mode, type SiteDefinition } from './site-definition.js'
+import type { ServerCredentials } from './tls/certificates.js'
+import { noteTlsFailures } from './tls/tls-failures.js'
 import { SiteState, type ChangeKind, type ContentRevision, type OriginContext, type SiteActivity } from './site-state.js'
 
 export interface FixtureOptions {
@@ -48,6 +50,8 @@ export interface FixtureOptions {
   ownOriginsOnly?: boolean
   /** Fastify's logger (off by default: it costs throughput). */
   logger?: boolean
+  /** Serve over TLS: each origin's key and certificates (startFixtureSite makes them), and whether HTTP/2 is offered. */
+  serverTls?: { credentials: ReadonlyMap<string, ServerCredentials>, h2: H2Mode } | null
 }
 
 export interface FixtureSite {
@@ -104,17 +108,28 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
   }
 
   const apps = new Map<string, FastifyInstance>()
+  const tlsListing: TlsListing | null = options.serverTls === undefined || options.serverTls === null
+    ? null
+    : { h2: options.serverTls.h2, origins: origins.map(o => ({ name: o.name, certificate: o.certificate ?? 'valid' })) }
   for (const origin of origins) {
     // an origin that never accepts a connection has no app: startFixtureSite gives it a port that hangs
     if (origin.connect === 'hang') continue
     const ctx: OriginContext = { name: origin.name, skewMs: skewOf(origin.skew, origin.name), state }
-    const app = Fastify({
+    const credentials = options.serverTls?.credentials.get(origin.name)
+    const h2 = options.serverTls?.h2 ?? 'off'
+    // over TLS, HTTP/2 is offered by ALPN beside HTTP/1.1 (or alone); plain HTTP stays HTTP/1.1
+    const server = credentials === undefined
+      ? {}
+      : h2 === 'off' ? { https: { key: credentials.key, cert: credentials.cert } } : { http2: true as const, https: { key: credentials.key, cert: credentials.cert, allowHTTP1: h2 === 'on' } }
+    const app = (Fastify as unknown as (o: object) => FastifyInstance)({
+      ...server,
       logger: options.logger === true,
       // sockets held open by faults (stall, hang) must not keep close() waiting
       forceCloseConnections: true,
       exposeHeadRoutes: true,
       return503OnClosing: false
     })
+    if (credentials !== undefined) noteTlsFailures(app.server, ctx)
     attachJournal(app, ctx)
     app.setErrorHandler((err: FastifyError, request, reply) => {
       if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -143,9 +158,9 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
       const err = errors.WEBKRAB_ERR_NOT_FOUND(`no route of origin "${origin.name}" serves ${request.method} ${path}: the index at / lists every path, GET /_webkrab/catalogue the same as JSON`)
       return reply.code(404).type('application/json').send(JSON.stringify({ error: err.code, message: err.message, ...pointers }))
     })
-    void app.register(adminPlugin, { ctx, hooks: { change, reset }, catalogue: origin.catalogue === true, routes: listed })
+    void app.register(adminPlugin, { ctx, hooks: { change, reset }, catalogue: origin.catalogue === true, routes: listed, tls: tlsListing })
     // a site that declares / serves its own home page instead of the index
-    if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: listed })
+    if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: listed, tls: tlsListing })
     if (origin.catalogue === true) {
       for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, retryAfterPlugin, authPlugin, timeoutsPlugin, budgetsPlugin, compressionPlugin, redirectsPlugin, changeDetectionPlugin, hostilePlugin]) {
         void app.register(plugin, { ctx })

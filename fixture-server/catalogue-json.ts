@@ -1,3 +1,4 @@
+import { CERTIFICATE_TEXT, type CertificateKind } from './tls/certificate-kinds.js'
 import { ADMIN_PATHS, CATALOGUE, type CatalogueEntry } from './catalogue.js'
 
 /** One parameter of a path, as the catalogue writes it: `/bytes/N` has a path parameter N, `?ms=N` a query parameter ms. */
@@ -37,17 +38,26 @@ export function parametersOf (written: string): CatalogueParameter[] {
   return out
 }
 
+/** A site served over TLS: each origin's certificate, and whether HTTP/2 is offered. */
+export interface TlsListing {
+  h2: 'off' | 'on' | 'only'
+  origins: ReadonlyArray<{ name: string, certificate: CertificateKind }>
+}
+
 export interface CatalogueJson {
   origin: string
+  /** Over TLS: every origin of the site with the certificate it presents (its URL once it listens). */
+  tls?: { h2: string, origins: Array<{ name: string, url: string | null, certificate: CertificateKind, behaviour: string }> }
   paths: Array<{ path: string, href: string, methods: string[], parameters: CatalogueParameter[], behaviour: string }>
   admin: Array<{ method: string, path: string, href?: string, parameters: CatalogueParameter[], behaviour: string }>
 }
 
 /** What GET /_webkrab/catalogue answers: the catalogue's paths (when served), the site's routes, and the admin paths. */
-export function catalogueJson (origin: string, catalogue: boolean, routes: ReadonlyArray<{ path: string, text?: string }>): CatalogueJson {
+export function catalogueJson (origin: string, catalogue: boolean, routes: ReadonlyArray<{ path: string, text?: string }>, tls: TlsListing | null = null, urlOf: (name: string) => string | null = () => null): CatalogueJson {
   const entries: CatalogueEntry[] = catalogue ? [...CATALOGUE] : []
   return {
     origin,
+    ...(tls === null ? {} : { tls: { h2: tls.h2, origins: tls.origins.map(o => ({ name: o.name, url: urlOf(o.name), certificate: o.certificate, behaviour: CERTIFICATE_TEXT[o.certificate] })) } }),
     paths: [
       ...entries.map(e => ({ path: e.path, href: e.href, methods: ['GET', 'HEAD'], parameters: parametersOf(e.path), behaviour: e.text })),
       ...routes.map(r => ({ path: r.path, href: r.path, methods: ['GET', 'HEAD'], parameters: [], behaviour: r.text ?? 'a route of the site file' }))

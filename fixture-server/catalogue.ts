@@ -78,6 +78,7 @@ export const ADMIN_PATHS: readonly AdminEntry[] = [
   { method: 'GET', href: '/_webkrab/journal', path: `/_webkrab/journal?since=SEQ&${FILTERS}`, text: 'the request journal as JSON, streamed: {entries, dropped, nextSeq}; filters match exactly (status also as 3xx)' },
   { method: 'GET', href: '/_webkrab/journal.ndjson', path: `/_webkrab/journal.ndjson?since=SEQ&${FILTERS}`, text: 'the same entries, one JSON object a line' },
   { method: 'GET', href: '/_webkrab/journal/count', path: `/_webkrab/journal/count?since=SEQ&${FILTERS}`, text: 'how many entries match: {"count": N}' },
+  { method: 'GET', href: '/_webkrab/journal/tls', path: '/_webkrab/journal/tls', text: 'over TLS: the handshakes that failed, no request having come: {failures: [{origin, at, sni, reason, alert}]}' },
   { method: 'GET', href: '/_webkrab/clock', path: '/_webkrab/clock', text: 'site time: {now, epochMs}' },
   { method: 'GET', href: '/_webkrab/origins', path: '/_webkrab/origins', text: 'every origin of the site: {origins: [{name, url}]}' },
   { method: 'POST', path: '/_webkrab/clock', text: 'body {"advance":"1d"} or {"set":ISO}: moves site time' },

@@ -18,6 +18,9 @@ interface ServeFlags {
   advertiseHost?: string
   clockStart?: string
   realTime?: boolean
+  tls?: boolean
+  caDir?: string
+  h2?: string
 }
 
 function intFlag (name: string, text: string, min: number, max: number): number {
@@ -40,6 +43,9 @@ export function registerServe (program: Command): void {
     .option('--journal-bytes <size>', 'bytes of requests the journal keeps (oldest dropped first)', '64MiB')
     .option('--clock-start <iso>', 'site time at start (default 2026-01-01T00:00:00Z)')
     .option('--real-time', 'site time follows the real clock')
+    .option('--tls', 'serve every origin over HTTPS with certificates signed by a CA made for the run (printed as "ca PATH"); the built-in site adds an origin per broken certificate')
+    .option('--ca-dir <dir>', 'with --tls: keep the CA (ca.pem, ca-key.pem) in this folder and reuse it on later runs')
+    .option('--h2 <mode>', 'with --tls: HTTP/2 by ALPN beside HTTP/1.1 (on, the default), off, or only')
     .action(async (flags: ServeFlags) => {
       const port = intFlag('--port', flags.port, 0, 65535)
       const journalSize = intFlag('--journal-size', flags.journalSize ?? '10000', 1, 10_000_000)
@@ -50,6 +56,8 @@ export function registerServe (program: Command): void {
       if (flags.publicUrl !== undefined) checkPublicUrl(flags.publicUrl, '--public-url')
       if (flags.advertiseHost !== undefined) checkHost(flags.advertiseHost, '--advertise-host')
       if (flags.publicUrl !== undefined && flags.advertiseHost !== undefined) throw errors.WEBKRAB_ERR_BAD_FLAG('give --public-url or --advertise-host, not both')
+      if (flags.h2 !== undefined && !['off', 'on', 'only'].includes(flags.h2)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--h2 must be off, on or only, not "${flags.h2}"`)
+      if ((flags.h2 !== undefined || flags.caDir !== undefined) && flags.tls !== true) throw errors.WEBKRAB_ERR_BAD_FLAG(`${flags.h2 !== undefined ? '--h2' : '--ca-dir'} goes with --tls`)
       let site: SiteDefinition | null = null
       if (flags.site !== undefined) {
         const { loadSiteFile } = await import('./site-file.js')
@@ -69,7 +77,10 @@ export function registerServe (program: Command): void {
         publicUrl: flags.publicUrl,
         advertiseHost: flags.advertiseHost,
         clockStart: flags.clockStart,
-        realTime: flags.realTime
+        realTime: flags.realTime,
+        tls: flags.tls === true,
+        caDir: flags.caDir,
+        h2: flags.h2 as 'off' | 'on' | 'only' | undefined
       })
       // warned once listening, so a host that cannot be bound gets its one error line and nothing else
       const token = running.token
@@ -78,7 +89,7 @@ export function registerServe (program: Command): void {
         if (o.listen !== o.url) process.stderr.write(`webkrab serve: origin ${o.name} listens on ${o.listen}, reached as ${o.url}\n`)
       }
       // one write: a reader that has the origin lines has the token line too
-      process.stdout.write(running.origins.map(o => `origin ${o.name} ${o.url}\n`).join('') + (token !== undefined ? `token ${token}\n` : ''))
+      process.stdout.write(running.origins.map(o => `origin ${o.name} ${o.url}\n`).join('') + (running.ca !== null ? `ca ${running.ca}\n` : '') + (token !== undefined ? `token ${token}\n` : ''))
       await new Promise<void>(resolve => {
         const stop = (): void => {
           process.off('SIGINT', stop)

@@ -20,8 +20,10 @@ declare module 'fastify' {
 export const ADMIN_PREFIX = '/_webkrab/'
 
 const kConnectionId = Symbol('webkrab.connectionId')
+/** Set on a connection once any request came on it (an admin one too): a TLS connection closed without one is journalled apart. */
+export const kServed = Symbol('webkrab.served')
 const kPeerEnded = Symbol('webkrab.peerEnded')
-type TaggedSocket = Socket & { [kConnectionId]?: number, [kPeerEnded]?: boolean }
+type TaggedSocket = Socket & { [kConnectionId]?: number, [kPeerEnded]?: boolean, [kServed]?: boolean }
 
 function peerEnded (this: TaggedSocket): void {
   this[kPeerEnded] = true
@@ -116,6 +118,13 @@ export function originForm (target: string): string {
   return rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}`
 }
 
+/** Over TLS, the name the client asked for by SNI and the protocol ALPN chose; nothing over plain TCP. */
+function tlsOf (socket: TaggedSocket | null): { tls?: { sni: string | null, alpn: string | null } } {
+  const tls = socket as (TaggedSocket & { encrypted?: boolean, servername?: string | false, alpnProtocol?: string | false }) | null
+  if (tls?.encrypted !== true) return {}
+  return { tls: { sni: typeof tls.servername === 'string' && tls.servername !== '' ? tls.servername : null, alpn: typeof tls.alpnProtocol === 'string' ? tls.alpnProtocol : null } }
+}
+
 export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
   const { state } = ctx
   const journal = state.journal
@@ -127,11 +136,12 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
     const rawTarget = raw.url ?? '/'
     // a request in absolute-form (RFC 9112 section 3.2.2) is journalled by its origin-form target, the raw one beside it
     const target = originForm(rawTarget)
+    const socket = raw.socket as TaggedSocket | null
+    if (socket !== null && socket[kServed] !== true) socket[kServed] = true
     if (target.startsWith(ADMIN_PREFIX)) {
       done()
       return
     }
-    const socket = raw.socket as TaggedSocket | null
     let connectionId = socket?.[kConnectionId]
     if (connectionId === undefined) {
       connectionId = state.nextConnectionId()
@@ -169,12 +179,15 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       bodyBytes: 0,
       cut: false,
       connectionId,
-      renderMs: 0
+      renderMs: 0,
+      httpVersion: raw.httpVersion,
+      ...(tlsOf(socket))
     })
     request.journalEntry = entry
     noteArrival()
     const res = reply.raw as CountedResponse
-    const injected = res.isLightMyRequest === true
+    // an HTTP/2 stream shares its connection's byte count with every other stream: its bytes are counted as written
+    const injected = res.isLightMyRequest === true || raw.httpVersionMajor === 2
     const startBytes = injected || socket === null ? 0 : socket.bytesWritten
     if (injected) countWrites(res, entry)
     // 'close' comes once per response, finished or cut; on() spares once()'s wrapper

@@ -52,6 +52,10 @@ export interface JournalEntry {
   cut: boolean
   /** Same id = same connection; lets a grader count concurrency per origin. */
   connectionId: number
+  /** The request's HTTP version as it came: `1.1`, `1.0`, `2.0`. */
+  httpVersion?: string
+  /** Over TLS: the name the client asked for by SNI (none for an IP address), and the protocol ALPN chose. */
+  tls?: { sni: string | null, alpn: string | null }
   /** Server work paid for this request (a site's render cost), ms. */
   renderMs: number
 }
@@ -79,6 +83,27 @@ function entryBytes (entry: JournalEntry): number {
 }
 
 /**
+ * A TLS handshake that failed: no HTTP request came. The alert is what the client sent
+ * (e.g. `bad certificate`, `unknown ca`), or what ended the handshake when it sent none.
+ */
+export interface TlsFailure {
+  origin: string
+  originUrl: string
+  /** Site time, ISO. */
+  at: string
+  /** Monotonic milliseconds (performance.now()). */
+  atMs: number
+  sni: string | null
+  /** What ended the handshake, as the server's TLS library put it. */
+  reason: string
+  /** The client's alert when it sent one (`unknown ca`, `certificate expired`, `bad certificate`). */
+  alert: string | null
+}
+
+/** How many failed handshakes the journal keeps (the oldest go first). */
+const TLS_FAILURES_KEPT = 1_000
+
+/**
  * The request journal: a ring of the most recent entries. Entries are recorded at
  * arrival ('entry') and filled in when the response ends ('complete'); `waitFor`
  * listens for those events so tests never poll.
@@ -94,6 +119,7 @@ export class Journal extends EventEmitter {
   #count = 0
   #dropped = 0
   #nextSeq = 1
+  #tlsFailures: TlsFailure[] = []
 
   constructor (options: JournalOptions = {}) {
     super()
@@ -167,8 +193,21 @@ export class Journal extends EventEmitter {
     return out
   }
 
+  /** Records a TLS handshake that failed (kept apart from requests: none came). */
+  noteTlsFailure (failure: TlsFailure): void {
+    if (this.#tlsFailures.length >= TLS_FAILURES_KEPT) this.#tlsFailures.shift()
+    this.#tlsFailures.push(failure)
+    this.emit('tls-failure', failure)
+  }
+
+  /** The failed handshakes since the last clear, oldest first (at most the last 1,000). */
+  tlsFailures (): TlsFailure[] {
+    return [...this.#tlsFailures]
+  }
+
   /** Empties the journal. Sequence numbers keep counting so `since` readers are not confused. */
   clear (): void {
+    this.#tlsFailures = []
     this.#ring = new Array<JournalEntry | undefined>(this.size)
     this.#costs = []
     this.#bytes = 0

@@ -1,6 +1,7 @@
 import type { ContentCoding } from './representation.js'
 import type { RobotsSetting } from './robots-spec.js'
 import type { ChangeKind } from './site-state.js'
+import type { CertificateKind } from './tls/certificate-kinds.js'
 
 /** A duration as `1d`, `30s`, `500ms` (a leading `-` for skew), or milliseconds. */
 export type Duration = string | number
@@ -26,7 +27,14 @@ export interface SiteDefinition {
   routes?: RouteDefinition[]
   /** Single-origin shorthand: the robots.txt of "main". */
   robots?: RobotsSetting
+  /** Serve every origin over HTTPS, with certificates signed by a CA made for the run (tls/certificates.ts). */
+  tls?: boolean
+  /** With `tls`: HTTP/2 by ALPN beside HTTP/1.1 (`on`, the default), HTTP/1.1 only (`off`), or HTTP/2 only. */
+  h2?: H2Mode
 }
+
+export type H2Mode = 'off' | 'on' | 'only'
+
 
 export interface OriginDefinition {
   /** Lower-case name, e.g. "main", "cdn". */
@@ -46,6 +54,8 @@ export interface OriginDefinition {
    * cannot be the first origin. Default `accept`.
    */
   connect?: 'accept' | 'hang'
+  /** With the site's `tls`: the certificate the origin presents; default `valid`. */
+  certificate?: CertificateKind
 }
 
 /**

@@ -103,6 +103,7 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
     else if (start < MIN_SITE_TIME_MS || start > MAX_SITE_TIME_MS) check.fail(['clock', 'start'], 'clock.start is outside 0000-01-01..9999-12-31 (what an HTTP-date can write)')
     else if (start < MIN_CLOCK_START_MS) check.fail(['clock', 'start'], 'clock.start is before 1970-01-11: the site\'s pages are last modified ten days before its start, which must come after 1970')
   }
+  if (site.h2 !== undefined && site.tls !== true) check.fail(['h2'], 'h2 is chosen by ALPN during the TLS handshake: it needs tls: true')
   const origins = originsOf(site)
   const routeCount = origins.reduce((n, o) => n + (o.routes?.length ?? 0), 0)
   if (routeCount > MAX_ROUTES) check.fail(site.origins !== undefined ? ['origins'] : ['routes'], `the site declares ${routeCount} routes; at most ${MAX_ROUTES} are served`)
@@ -116,6 +117,8 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
       if (origin.catalogue === true || (origin.routes ?? []).length > 0) check.fail([...at, 'connect'], `origin "${origin.name}" never accepts a connection (connect: hang), so it serves nothing: drop its ${origin.catalogue === true ? 'catalogue' : 'routes'}`)
     }
     names.add(origin.name)
+    if (origin.certificate !== undefined && site.tls !== true) check.fail([...at, 'certificate'], `origin "${origin.name}" names a certificate, but the site is not served over TLS: add tls: true`)
+    if (i === 0 && origin.certificate !== undefined && origin.certificate !== 'valid') check.fail([...at, 'certificate'], `origin "${origin.name}" is the first (main) origin, which holds the journal and admin paths: its certificate is the valid one`)
     const back = typeof origin.skew === 'number' ? origin.skew < 0 : String(origin.skew ?? '').startsWith('-')
     const skewMs = origin.skew === undefined ? null : (back ? -1 : 1) * check.duration(origin.skew, [...at, 'skew'], PERIOD, true)
     // the origin's clock is the site's moved by its skew: it too must be a time an HTTP-date can write, after 1970

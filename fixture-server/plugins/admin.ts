@@ -4,6 +4,7 @@ import { Readable } from 'node:stream'
 import { errors, isWebkrabError } from '../../common/errors.js'
 import { catalogueJson } from '../catalogue-json.js'
 import { journalFilter, type JournalFilter } from '../journal-filter.js'
+import type { TlsListing } from '../catalogue-json.js'
 import type { JournalEntry } from '../journal.js'
 import { MAX_ADMIN_BODY_BYTES } from '../limits.js'
 import { badParam, intParam, type Query } from '../query-params.js'
@@ -22,6 +23,8 @@ export interface AdminOptions {
   /** What this origin serves, for GET /_webkrab/catalogue. */
   catalogue: boolean
   routes: ReadonlyArray<{ path: string, text?: string }>
+  /** Over TLS: the site's origins and their certificates. */
+  tls: TlsListing | null
 }
 
 function body (request: FastifyRequest): Record<string, unknown> {
@@ -146,7 +149,9 @@ export async function adminPlugin (app: FastifyInstance, opts: AdminOptions): Pr
 
   app.get('/_webkrab/journal/count', async (request) => ({ count: selected(request).length }))
 
-  app.get('/_webkrab/catalogue', async () => catalogueJson(ctx.name, opts.catalogue, opts.routes))
+  app.get('/_webkrab/catalogue', async () => catalogueJson(ctx.name, opts.catalogue, opts.routes, opts.tls, name => state.hasOriginUrl(name) ? state.originUrl(name) : null))
+
+  app.get('/_webkrab/journal/tls', async () => ({ failures: journal.tlsFailures() }))
 
   app.get('/_webkrab/clock', async () => ({ now: new Date(clock.now()).toISOString(), epochMs: clock.now() }))
 

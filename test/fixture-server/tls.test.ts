@@ -1,0 +1,174 @@
+import t, { type Test } from 'tap'
+import { execFile, spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { connect } from 'node:tls'
+import { Agent, request } from 'undici'
+import { fromRoot } from '../../common/paths.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { BROKEN_CERTIFICATES } from '../../fixture-server/tls/certificate-kinds.js'
+import { needsTools } from '../tools.js'
+
+// The fixture site over TLS, judged from outside: real TLS handshakes from undici,
+// node's own TLS client and curl against the certificates the site made for the run.
+
+const NO_CURL = needsTools('curl')
+
+async function tlsSite (t: Test, options: Parameters<typeof startFixtureSite>[1] = {}): Promise<RunningSite> {
+  const site = await startFixtureSite(null, { tls: true, ...options })
+  t.teardown(async () => { await site.close() })
+  return site
+}
+
+function originUrl (site: RunningSite, name: string): string {
+  const found = site.origins.find(o => o.name === name)
+  if (found === undefined) throw new Error(`no origin ${name}`)
+  return found.url
+}
+
+async function get (url: string, ca: string | null, allowH2: boolean): Promise<{ status: number, body: string }> {
+  const dispatcher = new Agent({ allowH2, connect: ca === null ? {} : { ca } })
+  try {
+    const res = await request(url, { dispatcher })
+    return { status: res.statusCode, body: await res.body.text() }
+  } finally {
+    await dispatcher.close()
+  }
+}
+
+/** What node's TLS client says of an origin's certificate, trusting only the run's CA. */
+async function handshake (url: string, ca: string): Promise<string> {
+  const u = new URL(url)
+  return await new Promise(resolve => {
+    const socket = connect({ host: u.hostname, port: Number(u.port), ca, servername: undefined }, () => {
+      resolve('trusted')
+      socket.end()
+    })
+    socket.on('error', (err: Error & { code?: string }) => { resolve(err.code ?? err.message) })
+  })
+}
+
+async function curl (args: string[]): Promise<{ code: number, stdout: string, stderr: string }> {
+  return await new Promise(resolve => {
+    execFile('curl', ['-sS', ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : -1, stdout, stderr })
+    })
+  })
+}
+
+t.test('over TLS every origin is HTTPS, the valid ones trusted through the run\'s CA, with HTTP/2 by ALPN beside HTTP/1.1, each request journalled with its version and ALPN', async t => {
+  const site = await tlsSite(t)
+  t.ok(site.ca !== null && existsSync(site.ca), `the CA's certificate is in a file (${site.ca})`)
+  const ca = readFileSync(site.ca ?? '', 'utf8')
+  t.same(site.origins.map(o => o.name), ['main', 'offsite', ...BROKEN_CERTIFICATES], 'the built-in site gains an origin for each broken certificate')
+  t.ok(site.origins.every(o => o.url.startsWith('https://127.0.0.1:')), 'every origin is https')
+
+  const since = site.journal.nextSeq
+  t.equal((await get(`${site.url}/validators/strong`, ca, true)).status, 200, 'a client that trusts the CA is answered over HTTP/2')
+  t.equal((await get(`${site.url}/validators/strong`, ca, false)).status, 200, 'and over HTTP/1.1')
+  const [h2, h1] = site.journal.since(since)
+  t.equal(h2.httpVersion, '2.0')
+  t.same(h2.tls, { sni: null, alpn: 'h2' }, 'the journal says ALPN chose h2 (an IP address sends no SNI)')
+  t.equal(h1.httpVersion, '1.1')
+  t.same(h1.tls, { sni: null, alpn: 'http/1.1' })
+  t.equal(h2.status, 200)
+  t.ok(h2.bodyBytes > 0, 'the HTTP/2 response\'s body bytes are counted')
+
+  await t.rejects(get(`${site.url}/validators/strong`, null, true), 'a client that does not trust the CA is refused')
+
+  const catalogue = JSON.parse((await get(`${site.url}/_webkrab/catalogue`, ca, false)).body) as { tls?: { h2: string, origins: Array<{ name: string, url: string, certificate: string, behaviour: string }> } }
+  t.equal(catalogue.tls?.h2, 'on')
+  t.same(catalogue.tls?.origins.map(o => [o.name, o.certificate]), [['main', 'valid'], ['offsite', 'valid'], ...BROKEN_CERTIFICATES.map(k => [k, k])], 'the catalogue lists each origin with its certificate')
+  t.match(catalogue.tls?.origins.find(o => o.name === 'expired'), { url: originUrl(site, 'expired'), behaviour: /expired on 1970-01-02/ })
+  const index = (await get(`${site.url}/`, ca, false)).body
+  for (const kind of BROKEN_CERTIFICATES) t.match(index, new RegExp(`<li><b>${kind}</b> <a href="${originUrl(site, kind)}/">`), `the index page lists ${kind}`)
+})
+
+t.test('each broken certificate is refused by a client that trusts the run\'s CA, for its own reason, and the attempt is journalled though no request came', async t => {
+  const site = await tlsSite(t)
+  const ca = readFileSync(site.ca ?? '', 'utf8')
+  const expected: Record<string, string> = {
+    expired: 'CERT_HAS_EXPIRED',
+    'wrong-host': 'ERR_TLS_CERT_ALTNAME_INVALID',
+    'self-signed': 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'untrusted-root': 'SELF_SIGNED_CERT_IN_CHAIN',
+    'incomplete-chain': 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+  }
+  t.equal(await handshake(site.url, ca), 'trusted', 'the main origin\'s certificate is trusted')
+  for (const kind of BROKEN_CERTIFICATES) t.equal(await handshake(originUrl(site, kind), ca), expected[kind], kind)
+  const deadline = Date.now() + 10_000
+  // node's client checks a certificate once the handshake is done, and closes without a word: a connection without a request
+  while (site.journal.tlsFailures().length < BROKEN_CERTIFICATES.length + 1 && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20))
+  const failures = site.journal.tlsFailures()
+  t.same(failures.map(f => f.origin).sort(), ['main', ...BROKEN_CERTIFICATES].sort(), 'an attempt journalled per broken origin, and the trusted handshake to main that sent no request')
+  t.ok(failures.every(f => f.at === '2026-01-01T00:00:00.000Z' && f.sni === null), 'each at the site\'s time')
+  t.equal(site.journal.since(0).length, 0, 'and no request')
+})
+
+t.test('curl trusts the site with --cacert and refuses it without; it refuses each broken certificate; -k skips the check', { skip: NO_CURL }, async t => {
+  const site = await tlsSite(t)
+  const ca = site.ca ?? ''
+  const ok = await curl(['--cacert', ca, '-o', '/dev/null', '-w', '%{http_code} %{http_version}', `${site.url}/validators/strong`])
+  t.equal(ok.stdout, '200 2', 'curl --cacert gets a 200 over HTTP/2')
+  const without = await curl(['-o', '/dev/null', `${site.url}/validators/strong`])
+  t.equal(without.code, 60, `without the CA curl refuses the certificate (${without.stderr.trim().split('\n')[0]})`)
+  const reasons: Record<string, RegExp> = {
+    expired: /certificate has expired/,
+    'wrong-host': /no alternative certificate subject name matches/,
+    'self-signed': /self.signed certificate/,
+    'untrusted-root': /self.signed certificate in certificate chain/,
+    'incomplete-chain': /unable to get local issuer certificate/
+  }
+  for (const kind of BROKEN_CERTIFICATES) {
+    const r = await curl(['--cacert', ca, '-o', '/dev/null', `${originUrl(site, kind)}/`])
+    t.equal(r.code, 60, `${kind}: refused`)
+    t.match(r.stderr, reasons[kind], `${kind}: ${r.stderr.trim().split('\n')[0]}`)
+  }
+  const skipped = await curl(['-k', '-o', '/dev/null', '-w', '%{http_code}', `${originUrl(site, 'expired')}/`])
+  t.equal(skipped.stdout, '200', 'curl -k, which skips the check, is answered by the expired origin')
+  t.ok(site.journal.tlsFailures().some(f => f.origin === 'expired' && f.alert === 'certificate expired'), 'the journal has the alert curl sent for the expired certificate')
+})
+
+t.test('--ca-dir keeps the CA and the next run reuses it; h2 off serves HTTP/1.1 alone', async t => {
+  const dir = t.testdir()
+  const first = await tlsSite(t, { caDir: dir })
+  const second = await tlsSite(t, { caDir: dir, h2: 'off' })
+  t.equal(first.ca, join(dir, 'ca.pem'))
+  t.equal(readFileSync(second.ca ?? '', 'utf8'), readFileSync(first.ca ?? '', 'utf8'), 'the same CA')
+  const ca = readFileSync(join(dir, 'ca.pem'), 'utf8')
+  const since = second.journal.nextSeq
+  t.equal((await get(`${second.url}/bytes/10`, ca, true)).status, 200, 'the second run\'s certificate is trusted through the kept CA')
+  t.same(second.journal.since(since)[0].tls, { sni: null, alpn: 'http/1.1' }, 'with h2 off, ALPN chooses HTTP/1.1 though the client offers h2')
+})
+
+t.test('a site file asks for TLS per site and a certificate per origin; what cannot be served is refused at load', async t => {
+  const site = await startFixtureSite({ tls: true, origins: [{ name: 'main', routes: [{ path: '/p' }] }, { name: 'old', certificate: 'expired', routes: [{ path: '/p' }] }] })
+  t.teardown(async () => { await site.close() })
+  const ca = readFileSync(site.ca ?? '', 'utf8')
+  t.equal((await get(`${site.url}/p`, ca, true)).status, 200)
+  t.equal(await handshake(originUrl(site, 'old'), ca), 'CERT_HAS_EXPIRED')
+  await t.rejects(startFixtureSite({ origins: [{ name: 'main' }, { name: 'old', certificate: 'expired' }] }), { code: 'WEBKRAB_ERR_BAD_SITE', message: /origin "old" names a certificate, but the site is not served over TLS: add tls: true/ })
+  await t.rejects(startFixtureSite({ h2: 'on', routes: [{ path: '/p' }] }), { code: 'WEBKRAB_ERR_BAD_SITE', message: /h2 is chosen by ALPN during the TLS handshake: it needs tls: true/ })
+  await t.rejects(startFixtureSite({ tls: true, origins: [{ name: 'main', certificate: 'self-signed' }] }), { code: 'WEBKRAB_ERR_BAD_SITE', message: /origin "main" is the first \(main\) origin.*its certificate is the valid one/ })
+})
+
+t.test('webkrab serve --tls prints the CA\'s file on a line of its own', async t => {
+  const child = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', '--tls', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  t.teardown(() => { child.kill('SIGTERM') })
+  let out = ''
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      if (/^ca .+$/m.test(out)) resolve()
+    })
+    child.once('exit', code => { reject(new Error(`serve exited ${String(code)}: ${out}`)) })
+  })
+  const ca = /^ca (.+)$/m.exec(out)?.[1] ?? ''
+  t.match(out, /^origin main https:\/\/127\.0\.0\.1:\d+$/m)
+  t.match(out, /^origin expired https:\/\/127\.0\.0\.1:\d+$/m)
+  t.match(readFileSync(ca, 'utf8'), /^-----BEGIN CERTIFICATE-----/, `ca ${ca} is a certificate`)
+  const exited = new Promise(resolve => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+  t.notOk(existsSync(ca), 'a CA made for the run goes with it')
+})
