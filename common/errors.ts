@@ -65,6 +65,7 @@ export const errors = {
   WEBKRAB_ERR_RESPONSE_TIMEOUT: define('WEBKRAB_ERR_RESPONSE_TIMEOUT', 'retry', 'Response took longer than the response timeout'),
   WEBKRAB_ERR_CONNECTION: define('WEBKRAB_ERR_CONNECTION', 'retry', 'Connection failed'),
   WEBKRAB_ERR_PROTOCOL: define('WEBKRAB_ERR_PROTOCOL', 'stop', 'Response is not valid HTTP'),
+  WEBKRAB_ERR_CERTIFICATE: define('WEBKRAB_ERR_CERTIFICATE', 'stop', 'The server\'s certificate is not valid for its origin'),
   WEBKRAB_ERR_BAD_REQUEST: define('WEBKRAB_ERR_BAD_REQUEST', 'stop', 'The request cannot be sent'),
   WEBKRAB_ERR_DECODING: define('WEBKRAB_ERR_DECODING', 'stop', 'Response body could not be decoded'),
   WEBKRAB_ERR_BUDGET: define('WEBKRAB_ERR_BUDGET', 'stop', 'Budget exhausted'),

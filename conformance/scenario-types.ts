@@ -178,6 +178,7 @@ export interface CrawlOptions {
   robots?: 'obey' | 'ignore'
   'crawl-delay'?: 'honour' | 'ignore'
   'max-crawl-delay'?: string
+  http2?: 'on' | 'off'
   /** Origin names (`main`, `offsite`) or URLs. */
   scope?: string[]
 }

@@ -111,6 +111,8 @@ export interface RunSummary {
     crawlDelay?: 'honour' | 'ignore'
     /** `--max-crawl-delay`; absent in reports that predate it. */
     maxCrawlDelayMs?: number
+    /** `--http2 on|off`; absent in reports that predate it. */
+    http2?: 'on' | 'off'
   }
   /** The seed URLs; in the split form at most SPLIT_LIST_LIMIT of them (`seedCount` says how many there were). */
   seeds: string[]

@@ -32,6 +32,7 @@ export interface ReferenceCrawlOptions {
   robots?: 'obey' | 'ignore'
   crawlDelay?: 'honour' | 'ignore'
   maxCrawlDelayMs?: number
+  http2?: 'on' | 'off'
   scope?: string[]
 }
 
@@ -61,6 +62,7 @@ export function toCrawlOptions (req: StepRequest, store: string, report: string)
   if (o.robots !== undefined) out.robots = str('robots') as ReferenceCrawlOptions['robots']
   if (o['crawl-delay'] !== undefined) out.crawlDelay = str('crawl-delay') as ReferenceCrawlOptions['crawlDelay']
   if (o['max-crawl-delay'] !== undefined) out.maxCrawlDelayMs = parseDuration(str('max-crawl-delay'), 'max-crawl-delay')
+  if (o.http2 !== undefined) out.http2 = str('http2') as ReferenceCrawlOptions['http2']
   if (Array.isArray(o.scope)) out.scope = o.scope
   return out
 }

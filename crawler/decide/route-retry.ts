@@ -48,6 +48,12 @@ export function deferResource (task: TaskView, run: RunSnapshot, deferral: Origi
 
 /** A failed request or an error status: retry, defer the origin, or give up (policy/retry.ts decides). */
 export function retryOrGiveUp (task: TaskView, result: FetchResult, run: RunSnapshot): AnswerRoute {
+  // a certificate that is not valid for the origin is no passing trouble: nothing of the origin
+  // is asked again in this run (RFC 9110 section 4.3.4), and the reason names the certificate's fault
+  if (result.error?.code === 'WEBKRAB_ERR_CERTIFICATE') {
+    const reason = result.error.message
+    return { steps: [{ kind: 'stop-origin', reason }, finish(ending(task, run, { outcome: 'failed', reason, status: null }))], reason, savedBytes: 0 }
+  }
   // what repeated timeouts did to the origin, said in this attempt's reason (policy/timeouts.ts)
   const steps: AnswerStep[] = []
   let lowered = ''

@@ -86,8 +86,45 @@ export function classifyFetchError (err: unknown, url: string, timedOut: boolean
   if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
     return errors.WEBKRAB_ERR_DECODING(`${url}: the body is not what its Content-Encoding ${JSON.stringify(progress.headers['content-encoding'] ?? '')} says (RFC 9110 section 8.4): ${message}`, { cause: err })
   }
+  const certificate = certificateProblem(code, err as { host?: unknown, cert?: { subjectaltname?: unknown } })
+  if (certificate !== null) {
+    return errors.WEBKRAB_ERR_CERTIFICATE(`${url}: the server's certificate ${certificate} (${code}); the connection was ended before a request, and the origin is not asked again (RFC 9110 section 4.3.4: "a client MUST verify the service identity")`, { cause: err })
+  }
   // a connection that closes mid-body after a head that promised more: say so (still worth a retry)
   const broken = code === 'UND_ERR_SOCKET' ? framingBreak(progress) : null
   if (broken !== null) return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${broken}`, { cause: err })
   return errors.WEBKRAB_ERR_CONNECTION(`${url}: ${code !== '' ? `${code} ` : ''}${message}`, { cause: err })
+}
+
+/** OpenSSL's verification codes (as Node names them) and what each says of the certificate. */
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'has expired',
+  CERT_NOT_YET_VALID: 'is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'is for other hosts',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'is self-signed: no authority the crawler trusts vouches for it',
+  SELF_SIGNED_CERT_IN_CHAIN: 'chains to a root the crawler does not trust',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'has an issuer the crawler does not know (the server sent no chain to a trusted root)',
+  UNABLE_TO_GET_ISSUER_CERT: 'has an issuer the crawler does not know',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'has an issuer the crawler does not know (the server sent no chain to a trusted root)',
+  CERT_UNTRUSTED: 'is not trusted for serving a site',
+  CERT_REJECTED: 'is rejected for serving a site',
+  CERT_SIGNATURE_FAILURE: 'has a signature that does not verify',
+  CERT_REVOKED: 'is revoked',
+  INVALID_CA: 'has an issuer that is no certificate authority',
+  PATH_LENGTH_EXCEEDED: 'has a chain longer than its authorities allow',
+  INVALID_PURPOSE: 'is not for serving a site',
+  HOSTNAME_MISMATCH: 'is for other hosts',
+  ERR_TLS_CERT_SIGNATURE_ALGORITHM_UNSUPPORTED: 'is signed by an algorithm the crawler does not accept'
+}
+
+/** What is wrong with the server's certificate, when the error is a failed verification; null for any other error. */
+function certificateProblem (code: string, err: { host?: unknown, cert?: { subjectaltname?: unknown } }): string | null {
+  const problem = CERTIFICATE_PROBLEMS[code]
+  if (problem === undefined) return null
+  // Node's altname error carries the host asked and the certificate: say what it covers instead
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' && typeof err.host === 'string') {
+    const names = typeof err.cert?.subjectaltname === 'string' ? err.cert.subjectaltname.slice(0, 300) : 'no subject alternative names'
+    return `${problem} (${names}), not ${err.host}`
+  }
+  return problem
 }

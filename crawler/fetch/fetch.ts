@@ -27,6 +27,10 @@ export interface FetcherOptions {
   responseTimeoutMs: number
   /** The longest a body may go without a byte (a stall); default: the response timeout. */
   idleTimeoutMs?: number
+  /** The CAs trusted over TLS (PEM); default Node.js's own. */
+  ca?: string[] | null
+  /** Offer HTTP/2 by ALPN on https origins. */
+  allowH2?: boolean
 }
 
 export type BudgetCut = Extract<BudgetCheck, { ok: false }>
@@ -117,9 +121,9 @@ export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, st
  * says. Here a plain timer destroys the socket at the limit, with undici's own
  * ConnectTimeoutError, which undici's connector hands back as it would its own.
  */
-export function connectorWithTimeout (timeoutMs: number): buildConnector.connector {
-  // timeout 0: undici sets no timer of its own
-  const connect = buildConnector({ timeout: 0 }) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket
+export function connectorWithTimeout (timeoutMs: number, tls: { ca?: string[] | null, allowH2?: boolean } = {}): buildConnector.connector {
+  // timeout 0: undici sets no timer of its own; over TLS, the CAs trusted and the protocols offered by ALPN
+  const connect = buildConnector({ timeout: 0, ...(tls.ca !== undefined && tls.ca !== null ? { ca: tls.ca } : {}), allowH2: tls.allowH2 === true }) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket
   const limit = Math.min(Math.max(1, timeoutMs), MAX_TIMER_MS)
   return (options, callback) => {
     let timer: NodeJS.Timeout | undefined
@@ -151,7 +155,8 @@ export class Fetcher {
     return new Agent({
       connections: Math.max(1, options.perOriginConcurrency),
       pipelining: 1,
-      connect: connectorWithTimeout(options.connectTimeoutMs),
+      connect: connectorWithTimeout(options.connectTimeoutMs, { ca: options.ca, allowH2: options.allowH2 }),
+      allowH2: options.allowH2 === true,
       headersTimeout: options.responseTimeoutMs,
       bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
       keepAliveTimeout: KEEP_ALIVE_MS,

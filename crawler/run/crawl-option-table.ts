@@ -59,6 +59,8 @@ export const CRAWL_OPTION_TABLE = [
   { option: 'robots', flag: 'robots', arg: '<mode>', value: 'choice', choices: ['obey', 'ignore'], help: 'robots.txt (RFC 9309): obey reads it before anything else of an origin and keeps to it; ignore never reads it (default obey)', scenario: true, report: { options: 'robots' } },
   { option: 'crawlDelay', flag: 'crawl-delay', arg: '<mode>', value: 'choice', choices: ['honour', 'ignore'], help: 'a robots.txt Crawl-delay (not part of RFC 9309): honour keeps it between request starts on the origin, up to --max-crawl-delay (default honour)', scenario: true, report: { options: 'crawlDelay' } },
   { option: 'maxCrawlDelayMs', flag: 'max-crawl-delay', arg: '<duration>', value: 'duration', help: 'the longest Crawl-delay honoured (default 60s)', scenario: true, report: { options: 'maxCrawlDelayMs' } },
+  { option: 'caFile', flag: 'ca-file', arg: '<file>', value: 'text', help: 'trust the CA certificates in this PEM file beside Node.js\'s own (a site whose CA is its own, as webkrab serve --tls prints)', scenario: false, report: null },
+  { option: 'http2', flag: 'http2', arg: '<mode>', value: 'choice', choices: ['on', 'off'], help: 'on: offer HTTP/2 by ALPN to https origins; off: HTTP/1.1 only (default off)', scenario: true, report: { options: 'http2' } },
   { option: 'scope', flag: 'scope', arg: '<origin...>', value: 'origins', help: 'origins the crawl may request (default: the seeds\' origins)', scenario: true, report: { budgets: 'scope' } }
 ] as const satisfies readonly CrawlOptionRow[]
 

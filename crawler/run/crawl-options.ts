@@ -1,4 +1,6 @@
-import { errors } from '../../common/errors.js'
+import { errors, isWebkrabError } from '../../common/errors.js'
+import { readFileSync, statSync } from 'node:fs'
+import { rootCertificates } from 'node:tls'
 import { version } from '../../common/version.js'
 import type { Budgets } from '../../reports/report-types.js'
 import { refuseOutputOverInput } from '../../common/same-file.js'
@@ -65,13 +67,24 @@ export interface CrawlOptions {
   crawlDelay?: CrawlDelayMode
   /** The longest Crawl-delay honoured (default 60 s). */
   maxCrawlDelayMs?: number
+  /** A PEM file of CA certificates trusted beside Node.js's own (for a site whose CA is its own, as the fixture site's under --tls). */
+  caFile?: string
+  /** `on`: offer HTTP/2 by ALPN on https origins (undici's HTTP/2); `off` (default): HTTP/1.1 only. */
+  http2?: Http2Mode
   /** Progress and report building. */
   onEvent?: (event: CrawlEvent) => void
   signal?: AbortSignal
 }
 
+export type Http2Mode = 'on' | 'off'
+
 export interface ResolvedOptions {
   urls: string[]
+  /** The trusted CAs when --ca-file adds some (Node.js's own, NODE_EXTRA_CA_CERTS's and the file's, PEM); null: Node.js's defaults. */
+  ca: string[] | null
+  /** The --ca-file given, as given. */
+  caFile: string | null
+  http2: Http2Mode
   urlsFile: string | null
   fresh: boolean
   forgetDeferrals: boolean
@@ -290,8 +303,14 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     ...headers,
     'user-agent': userAgent
   }
+  const http2 = o.http2 ?? 'off'
+  if (!['on', 'off'].includes(http2)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--http2 must be on or off, not ${JSON.stringify(http2)}`)
+  const caFile = typeof o.caFile === 'string' && o.caFile !== '' ? o.caFile : null
   return {
     urls,
+    ca: caFile === null ? null : trustedWith(caFile),
+    caFile,
+    http2,
     urlsFile,
     fresh: o.fresh === true,
     forgetDeferrals: o.forgetDeferrals === true,
@@ -314,4 +333,38 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
     onEvent: o.onEvent ?? null,
     signal: o.signal ?? null
   }
+}
+
+/** The largest CA file read: a bundle of every public root is about 200 KiB. */
+const MAX_CA_FILE_BYTES = 4 * 1024 * 1024
+
+/**
+ * The CAs a run trusts under --ca-file: Node.js's own roots and NODE_EXTRA_CA_CERTS's (which a
+ * `ca` option would otherwise replace), and the file's certificates. A file that holds none is refused.
+ */
+function trustedWith (file: string): string[] {
+  let text: string
+  try {
+    const info = statSync(file)
+    if (!info.isFile()) throw errors.WEBKRAB_ERR_BAD_FLAG(`--ca-file ${file} is not a regular file`)
+    if (info.size > MAX_CA_FILE_BYTES) throw errors.WEBKRAB_ERR_BAD_FLAG(`--ca-file ${file} is ${info.size} bytes; a file of CA certificates is at most ${MAX_CA_FILE_BYTES} bytes`)
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    if (isWebkrabError(err)) throw err
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw errors.WEBKRAB_ERR_FILE_NOT_FOUND(`--ca-file ${file}`, { cause: err })
+    throw errors.WEBKRAB_ERR_BAD_FLAG(`--ca-file ${file} cannot be read (${code ?? (err as Error).message})`, { cause: err })
+  }
+  const certificates = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+  if (certificates.length === 0) throw errors.WEBKRAB_ERR_BAD_FLAG(`--ca-file ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`)
+  const extra = process.env.NODE_EXTRA_CA_CERTS
+  let extraCertificates: string[] = []
+  if (extra !== undefined && extra !== '') {
+    try {
+      extraCertificates = readFileSync(extra, 'utf8').match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []
+    } catch {
+      // Node.js itself warns about an unreadable NODE_EXTRA_CA_CERTS and goes on without it
+    }
+  }
+  return [...rootCertificates, ...extraCertificates, ...certificates]
 }

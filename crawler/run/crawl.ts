@@ -153,7 +153,7 @@ class CrawlRun {
 
   constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
-    this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs, idleTimeoutMs: b.idleTimeoutMs })
+    this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs, idleTimeoutMs: b.idleTimeoutMs, ca: opts.ca, allowH2: opts.http2 === 'on' })
     this.startedMs = this.clock.now()
     this.deadlineMs = b.maxDurationMs === null ? null : this.startedMs + b.maxDurationMs
     this.usage = { requests: 0, bytesReceived: 0, startedMs: this.startedMs }
@@ -248,7 +248,7 @@ class CrawlRun {
       ...(resumed === null ? {} : { resumed: { startedAt: resumed.startedAt, doneCount: resumed.doneCount, done: resumed.done } }),
       store: opts.store,
       budgets: opts.budgets,
-      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs }
+      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs, http2: opts.http2 }
     })
     const onAbort = (): void => {
       this.stopRun('the run was interrupted', 'interrupted')
@@ -562,6 +562,13 @@ class CrawlRun {
     let decision = decide()
     if (decision.action === 'read-robots') {
       await this.robots.read(origin, context)
+      const untrusted = this.robots.certificateFailureOf(origin)
+      if (untrusted !== null) {
+        // RFC 9110 section 4.3.4: the connection was ended; nothing of the origin is asked
+        if (!this.stoppedOrigins.has(origin)) this.stopOrigin(scheduler, origin, untrusted)
+        this.finish(task, { outcome: 'failed', reason: untrusted, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
+        return false
+      }
       const delay = this.robots.crawlDelayOf(origin)
       scheduler.setPoliteness(origin, delay.delayMs)
       decision = decide()

@@ -51,6 +51,8 @@ export class RobotsReader {
   private readonly reading = new Map<string, Promise<RobotsRecord>>()
   /** Origins whose stored record was looked at. */
   private readonly looked = new Set<string>()
+  /** Origins whose certificate failed verification while robots.txt was read, with the reason. */
+  private readonly certificateFailures = new Map<string, string>()
 
   constructor (private readonly deps: RobotsReaderDeps) {}
 
@@ -70,6 +72,11 @@ export class RobotsReader {
     this.records.set(origin, stored)
     this.emitRecord(origin, stored)
     return stored
+  }
+
+  /** Why the origin's certificate cannot be trusted, when reading its robots.txt found so; else null. */
+  certificateFailureOf (origin: string): string | null {
+    return this.certificateFailures.get(origin) ?? null
   }
 
   /** The Crawl-delay the origin's record asks of this crawler, as the options allow. */
@@ -125,6 +132,12 @@ export class RobotsReader {
       // a read the run's end cut short (its deadline, an interruption) says nothing of the
       // origin: it is neither kept nor stored, so the next run does not back off for it
       if (context.runSignal.aborted) return record
+      // a certificate the crawler cannot trust is no outage to back off from: the run asks the origin nothing more
+      if (result.error?.code === 'WEBKRAB_ERR_CERTIFICATE') {
+        this.certificateFailures.set(origin, result.error.message)
+        this.records.set(origin, record)
+        return record
+      }
       this.records.set(origin, record)
       deps.store.saveRobotsRecord(record, Date.now())
       this.emitRecord(origin, record)

@@ -28,6 +28,7 @@ const SAMPLE: Record<string, string | number | boolean | string[]> = {
   robots: 'ignore',
   'crawl-delay': 'ignore',
   'max-crawl-delay': '5s',
+  http2: 'on',
   scope: ['http://127.0.0.1:1']
 }
 
@@ -57,4 +58,5 @@ t.test('every crawl option a scenario may set reaches the reference crawler, non
   t.equal(mapped.robots, 'ignore')
   t.equal(mapped.crawlDelay, 'ignore')
   t.equal(mapped.maxCrawlDelayMs, 5000)
+  t.equal(mapped.http2, 'on')
 })

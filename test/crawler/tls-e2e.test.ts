@@ -1,0 +1,60 @@
+import t from 'tap'
+import { join } from 'node:path'
+import { crawl } from '../../crawler/index.js'
+import { startFixtureSite } from '../../fixture-server/index.js'
+import { BROKEN_CERTIFICATES } from '../../fixture-server/tls/certificate-kinds.js'
+
+// The reference crawler against the fixture site over TLS: the run's CA trusted with
+// --ca-file, every broken certificate refused for its own reason with no request and no
+// second handshake, HTTP/2 when asked. Judged from the site's journal.
+
+const site = await startFixtureSite(null, { tls: true })
+t.teardown(async () => { await site.close() })
+const ca = site.ca ?? ''
+const url = (origin: string, path: string): string => `${site.origins.find(o => o.name === origin)?.url ?? ''}${path}`
+
+const REASONS: Record<string, RegExp> = {
+  expired: /the server's certificate has expired \(CERT_HAS_EXPIRED\)/,
+  'wrong-host': /the server's certificate is for other hosts \(DNS:wrong-host\.invalid\), not 127\.0\.0\.1 \(ERR_TLS_CERT_ALTNAME_INVALID\)/,
+  'self-signed': /the server's certificate is self-signed.*\(DEPTH_ZERO_SELF_SIGNED_CERT\)/,
+  'untrusted-root': /the server's certificate chains to a root the crawler does not trust \(SELF_SIGNED_CERT_IN_CHAIN\)/,
+  'incomplete-chain': /the server's certificate has an issuer the crawler does not know.*\(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/
+}
+
+t.test('with --ca-file the run\'s site is crawled over TLS; each broken certificate ends its origin\'s URLs failed, with the certificate\'s fault, after one handshake and no request', async t => {
+  const seeds = [url('main', '/validators/strong'), ...BROKEN_CERTIFICATES.flatMap(kind => [url(kind, '/'), url(kind, '/other')])]
+  site.site.reset()
+  const report = await crawl({ urls: seeds, store: join(t.testdir(), 's.sqlite'), caFile: ca, retain: 'none' })
+  t.equal(report.resources.find(r => r.url === seeds[0])?.outcome, 'new', 'the valid origin is crawled')
+  for (const kind of BROKEN_CERTIFICATES) {
+    for (const path of ['/', '/other']) {
+      const r = report.resources.find(x => x.url === url(kind, path))
+      t.equal(r?.outcome, 'failed', `${kind}${path}: failed`)
+      t.match(r?.reason, REASONS[kind], `${kind}${path}: the reason names the certificate's fault`)
+    }
+    t.match(report.origins.find(o => o.origin === url(kind, ''))?.stopped, REASONS[kind], `${kind}: the origin's work stopped, and the report says why`)
+    t.equal(site.journal.tlsFailures().filter(f => f.origin === kind).length, 1, `${kind}: one handshake, never retried as if it were passing trouble`)
+  }
+  t.same(site.journal.entries().filter(e => e.origin !== 'main'), [], 'no request reached a broken origin')
+})
+
+t.test('without the CA, the run\'s own certificate is not trusted either; --http2 on speaks HTTP/2 where ALPN offers it', async t => {
+  site.site.reset()
+  const untrusted = await crawl({ urls: [url('main', '/validators/strong')], store: join(t.testdir(), 'a.sqlite'), robots: 'ignore' })
+  t.equal(untrusted.resources[0].outcome, 'failed')
+  t.match(untrusted.resources[0].reason, /has an issuer the crawler does not know.*RFC 9110 section 4\.3\.4/)
+  t.equal(site.journal.entries().length, 0, 'no request')
+
+  for (const [http2, version] of [['on', '2.0'], ['off', '1.1']] as const) {
+    site.site.reset()
+    const report = await crawl({ urls: [url('main', '/validators/strong'), url('main', '/validators/weak')], store: join(t.testdir(), `${http2}.sqlite`), caFile: ca, http2 })
+    t.same(report.resources.map(r => r.outcome), ['new', 'new'])
+    t.equal(report.run.options.http2, http2, 'the report says which')
+    t.same([...new Set(site.journal.entries().map(e => e.httpVersion))], [version], `--http2 ${http2}: every request, robots.txt included, over HTTP/${version}`)
+  }
+})
+
+t.test('a --ca-file that is missing or holds no certificate is refused before the run', async t => {
+  await t.rejects(crawl({ urls: [url('main', '/')], store: join(t.testdir(), 's.sqlite'), caFile: join(t.testdir(), 'none.pem') }), { code: 'WEBKRAB_ERR_FILE_NOT_FOUND', message: /--ca-file .*none\.pem/ })
+  await t.rejects(crawl({ urls: [url('main', '/')], store: join(t.testdir(), 's.sqlite'), caFile: join(process.cwd(), 'package.json') }), { code: 'WEBKRAB_ERR_BAD_FLAG', message: /--ca-file .*package\.json holds no PEM certificate/ })
+})
