@@ -186,6 +186,10 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
   if (skipReason !== undefined) return done('untested', `skipped by the ${adapter.name} adapter: ${skipReason}`)
   const clock = clockProblem(scenario, adapter)
   if (clock !== null) return done('untested', `not run: ${clock}`)
+  // a crawler that cannot be told the run's CA would refuse the valid origins too: its refusals would prove nothing
+  if ((scenario.site as { tls?: unknown } | null)?.tls === true && adapter.accepts.ca !== true) {
+    return done('untested', 'not run: the scenario\'s site is served over TLS with certificates signed by a CA made for the run, and the crawler cannot be told that CA (its adapter does not say accepts: { ca: true })')
+  }
 
   const stateDir = join(stateRoot, options.again === true ? `${scenario.id}.again-${options.attempt ?? 1}` : scenario.id)
   let site: RunningSite
@@ -438,7 +442,8 @@ async function runStep (step: Step, scenario: Scenario, adapter: CrawlerAdapter,
       options: resolveOptions(step, site.origins),
       stateDir,
       timeoutMs: step.crawl.timeout !== undefined ? parseDuration(step.crawl.timeout) : adapter.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS,
-      clockOffsetMs: site.advancedMs()
+      clockOffsetMs: site.advancedMs(),
+      ca: site.ca
     }
     try {
       return await adapter.crawl(request)

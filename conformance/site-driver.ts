@@ -55,6 +55,8 @@ export interface SiteOrigin { name: string, url: string }
 export interface RunningSite {
   url: string
   origins: SiteOrigin[]
+  /** Over TLS: the file of the CA the site's certificates are signed by (handed to the crawler); null over plain HTTP. */
+  ca: string | null
   /** Journal entries after `seq` (all when omitted), already normalised; `step` is filled by the caller. */
   entriesSince: (seq: number) => Promise<Array<Omit<Seen, 'step'>>>
   advance: (duration: string) => Promise<void>
@@ -160,7 +162,7 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
 export async function startSite (site: unknown, seed: string, timing: SiteTiming | null = null): Promise<RunningSite> {
   const host = siteHost()
   host.opened()
-  let started: { id: number, url: string, origins: SiteOrigin[], advancedMs: number }
+  let started: { id: number, url: string, origins: SiteOrigin[], ca: string | null, advancedMs: number }
   try {
     started = await host.call({ op: 'start', site, seed, timing }) as typeof started
   } catch (err) {
@@ -174,6 +176,7 @@ export async function startSite (site: unknown, seed: string, timing: SiteTiming
   return {
     url: started.url,
     origins: started.origins,
+    ca: started.ca,
     entriesSince: async (seq) => (await host.call({ op: 'since', id, seq }) as Array<Omit<Seen, 'step'>>).map(e => ({
       ...e,
       arrivedMs: e.arrivedMs - origin,
@@ -282,6 +285,7 @@ export async function startSiteInProcess (site: unknown, seed: string, timing: S
   return {
     url: handle.url,
     origins: handle.origins.map(o => ({ name: o.name, url: o.url })),
+    ca: handle.ca,
     entriesSince: async (seq) => handle.journal.since(seq + 1)
       .filter(e => !e.path.startsWith('/_webkrab/'))
       .map(normaliseEntry),

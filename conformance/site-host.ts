@@ -36,7 +36,7 @@ async function handle (m: HostCall): Promise<unknown> {
       const site = await startSiteInProcess(m.site, m.seed, m.timing)
       const id = nextId++
       sites.set(id, site)
-      return { id, url: site.url, origins: site.origins, advancedMs: site.advancedMs() }
+      return { id, url: site.url, origins: site.origins, ca: site.ca, advancedMs: site.advancedMs() }
     }
     case 'since': {
       // stamps travel as epoch milliseconds: each thread's performance.now() counts from its own start

@@ -17,6 +17,8 @@ export interface StepRequest {
   timeoutMs: number
   /** How far the scenario has moved the site's clock so far (its `advance` steps), in ms: the crawler's clock is moved as much. */
   clockOffsetMs?: number
+  /** Over TLS: the file of the CA the site's certificates are signed by, for the crawler to trust; null over plain HTTP. */
+  ca?: string | null
 }
 
 /** One run of a crawler's command in a step (one per URL with `{url}`). */
@@ -67,6 +69,8 @@ export interface Accepts {
   clock: 'faketime' | 'native' | 'none'
   /** The crawler writes a fetch report per step, so its reporting assertions count towards the verdict. */
   reports: boolean
+  /** The crawler can be told a CA to trust (`{ca}`, or the environment's SSL_CERT_FILE and kin): a site served over TLS can be graded. */
+  ca?: boolean
 }
 
 /** A known failure: a whole scenario, or one assertion of it. */

@@ -9,7 +9,7 @@ import type { FetchReport } from '../../reports/report-types.js'
 import { accepted, type Accepts, type CommandRun, type CrawlerAdapter, type ExpectedFailure, type StepOutcome, type StepRequest } from './adapter-types.js'
 import { binPath, faketimeEnv, findFaketime, type Faketime } from './child-env.js'
 
-export const PLACEHOLDERS = ['url', 'urls', 'state', 'step', 'options', 'headers'] as const
+export const PLACEHOLDERS = ['url', 'urls', 'state', 'step', 'options', 'headers', 'ca'] as const
 
 const OUTPUT_TAIL = 4096
 
@@ -98,8 +98,9 @@ export function checkTemplate (template: string, where: string): void {
 
 /** Fills the placeholders of a template, each value shell-quoted. */
 export function renderTemplate (template: string, req: StepRequest, url: string | null): string {
-  return template.replace(/\{(url|urls|state|step|options|headers)\}/g, (_, name: string) => {
+  return template.replace(/\{(url|urls|state|step|options|headers|ca)\}/g, (_, name: string) => {
     switch (name) {
+      case 'ca': return shellQuote(req.ca ?? '')
       case 'url': return shellQuote(url ?? req.urls[0])
       case 'urls': return req.urls.map(shellQuote).join(' ')
       case 'state': return shellQuote(req.stateDir)
@@ -122,7 +123,8 @@ export function acceptsOfTemplate (template: string): Accepts {
     headers: template.includes('{headers}'),
     state: template.includes('{state}'),
     clock: 'faketime',
-    reports: false
+    reports: false,
+    ca: template.includes('{ca}')
   }
 }
 
@@ -303,6 +305,16 @@ export interface CommandAdapterOptions {
   faketime?: Faketime | null
 }
 
+/**
+ * Over TLS, the CA the site's certificates are signed by, in the variables crawlers and their
+ * libraries read it from: OpenSSL (SSL_CERT_FILE), curl, Python's requests, Node.js; WEBKRAB_CA
+ * for an adapter script. SSL_CERT_FILE replaces the system's CAs: the run's sites need no other.
+ */
+export function caEnv (ca: string | null): NodeJS.ProcessEnv {
+  if (ca === null) return {}
+  return { WEBKRAB_CA: ca, SSL_CERT_FILE: ca, CURL_CA_BUNDLE: ca, REQUESTS_CA_BUNDLE: ca, NODE_EXTRA_CA_CERTS: ca }
+}
+
 /** The tail of a run's output for notes: stderr, then stdout. */
 export function outputOf (runs: CommandRun[]): string {
   return runs.map(r => r.stderr + r.stdout).join('').slice(-OUTPUT_TAIL)
@@ -350,6 +362,7 @@ export function commandAdapter (opts: CommandAdapterOptions): CrawlerAdapter {
         WEBKRAB_HEADERS: JSON.stringify(req.headers),
         WEBKRAB_OPTIONS: JSON.stringify(req.options),
         WEBKRAB_SCENARIO: req.scenarioId,
+        ...caEnv(req.ca ?? null),
         ...shellEnv(req),
         ...(faketime !== null && (req.clockOffsetMs ?? 0) !== 0 ? faketimeEnv(faketime, req.clockOffsetMs ?? 0, process.env) : {})
       }

@@ -34,12 +34,15 @@ export interface ReferenceCrawlOptions {
   maxCrawlDelayMs?: number
   http2?: 'on' | 'off'
   scope?: string[]
+  /** Over TLS: the CA the harness hands the crawler. */
+  caFile?: string
 }
 
 /** Maps a step's flag-named options onto `crawl()`'s option names and units. */
 export function toCrawlOptions (req: StepRequest, store: string, report: string): ReferenceCrawlOptions {
   const o = req.options
-  const out: ReferenceCrawlOptions = { urls: req.urls, store, report, headers: req.headers }
+  // over TLS, the CA the site's certificates are signed by is trusted beside Node.js's own
+  const out: ReferenceCrawlOptions = { urls: req.urls, store, report, headers: req.headers, ...(typeof req.ca === 'string' ? { caFile: req.ca } : {}) }
   const str = (k: string): string => String(o[k])
   if (o['revalidate-always'] !== undefined) out.revalidateAlways = o['revalidate-always'] === true
   if (o.retain !== undefined) out.retain = str('retain') as ReferenceCrawlOptions['retain']
@@ -92,7 +95,7 @@ export function referenceAdapter (): CrawlerAdapter {
     source: null,
     timeoutMs: null,
     // every option and header is mapped; it reasons in the server's time (Date), so no clock needs moving
-    accepts: { options: 'all', headers: true, state: true, clock: 'native', reports: true },
+    accepts: { options: 'all', headers: true, state: true, clock: 'native', reports: true, ca: true },
     crawl: async (req) => {
       const crawl = await loadCrawl()
       const reportPath = join(req.stateDir, `report-${req.step}.json`)
