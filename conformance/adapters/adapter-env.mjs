@@ -33,8 +33,8 @@ function json (name, fallback) {
 
 /**
  * The step as the harness described it: absolute http(s) URLs, the request
- * context as [name, value] pairs, the crawl options, the state directory and
- * the step number. A URL that is not http(s) or a header that could split a
+ * context as [name, value] pairs, the crawl options, the state directory, the
+ * step number, and over TLS the file of the CA the site's certificates are signed by. A URL that is not http(s) or a header that could split a
  * request is refused rather than handed on.
  */
 export function readStep () {
@@ -52,7 +52,9 @@ export function readStep () {
   const stateDir = process.env.WEBKRAB_STATE_DIR
   if (stateDir === undefined || stateDir === '') refuse('WEBKRAB_STATE_DIR is not set')
   const step = Number(process.env.WEBKRAB_STEP ?? '1')
-  return { urls, headers, options: json('WEBKRAB_OPTIONS', {}), stateDir, step }
+  // over TLS, the CA the site's certificates are signed by (null over plain HTTP)
+  const ca = process.env.WEBKRAB_CA !== undefined && process.env.WEBKRAB_CA !== '' ? process.env.WEBKRAB_CA : null
+  return { urls, headers, options: json('WEBKRAB_OPTIONS', {}), stateDir, step, ca }
 }
 
 /** A duration option in seconds (decimals kept), or undefined when the step does not set it. */

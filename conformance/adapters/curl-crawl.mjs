@@ -11,7 +11,7 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { bytes, count, crawlerDir, readStep, runCrawler, seconds } from './adapter-env.mjs'
 
-const { urls, headers, options, stateDir } = readStep()
+const { urls, headers, options, stateDir, ca } = readStep()
 const dir = crawlerDir(stateDir, 'curl')
 const fileOf = url => join(dir, createHash('sha256').update(url).digest('hex').slice(0, 16))
 
@@ -30,6 +30,8 @@ const perUrl = url => {
   const f = fileOf(url)
   const a = ['--globoff', '--silent', '--show-error', '--compressed', '--location', '--output', `${f}.body`, '--etag-save', `${f}.etag.new`]
   for (const [name, value] of headers) a.push('--header', `${name}: ${value}`)
+  // over TLS, the CA the site's certificates are signed by; curl verifies as it ships
+  if (ca !== null) a.push('--cacert', ca)
   if (redirects !== undefined) a.push('--max-redirs', String(redirects))
   // --retry: the attempts after the first; curl retries 408, 429, 5xx and timeouts, and reads Retry-After
   if (attempts !== undefined) a.push('--retry', String(Math.max(0, attempts - 1)))

@@ -5,7 +5,7 @@
 // response's Last-Modified); wget keeps no ETag.
 import { bytes, crawlerDir, count, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
 
-const { urls, headers, options, stateDir } = readStep()
+const { urls, headers, options, stateDir, ca } = readStep()
 const args = [
   '--no-config', '--no-verbose', '--no-hsts', '--timestamping', '--force-directories',
   '--directory-prefix', crawlerDir(stateDir, 'wget'),
@@ -15,6 +15,8 @@ const args = [
   '--retry-on-http-error=408,429,500,502,503,504'
 ]
 for (const [name, value] of headers) args.push(`--header=${name}: ${value}`)
+// over TLS, the CA the site's certificates are signed by; wget verifies certificates as it ships
+if (ca !== null) args.push(`--ca-certificate=${ca}`)
 const num = (flag, v) => { if (v !== undefined) args.push(`${flag}=${v}`) }
 num('--max-redirect', count(options, 'max-redirects'))
 num('--tries', count(options, 'max-attempts'))

@@ -5,7 +5,7 @@
 // response's Last-Modified); wget2 keeps no ETag and has no cache.
 import { bytes, crawlerDir, count, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
 
-const { urls, headers, options, stateDir } = readStep()
+const { urls, headers, options, stateDir, ca } = readStep()
 const dir = crawlerDir(stateDir, 'wget2')
 const args = [
   '--no-config', '--no-verbose', '--timestamping', '--force-directories', '--directory-prefix', dir,
@@ -13,6 +13,8 @@ const args = [
   '--no-hsts', '--no-hpkp', '--no-ocsp', '--no-tcp-fastopen'
 ]
 for (const [name, value] of headers) args.push(`--header=${name}: ${value}`)
+// over TLS, the CA the site's certificates are signed by; wget2 verifies certificates as it ships
+if (ca !== null) args.push(`--ca-certificate=${ca}`)
 const num = (flag, v) => { if (v !== undefined) args.push(`${flag}=${v}`) }
 num('--max-redirect', count(options, 'max-redirects'))
 num('--tries', count(options, 'max-attempts'))
