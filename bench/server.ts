@@ -61,6 +61,10 @@ export interface ServerBenchResult {
   ratio: number
   /** Each round's ratio, sorted. */
   roundRatios: number[]
+  /** The same route on the fixture site over TLS (HTTP/1.1 over keep-alive connections, journal on). */
+  tls: LoadFigures
+  /** tls / fixture requests per second: the median of the rounds' ratios (what TLS costs the site; no target). */
+  tlsRatio: number
   target: number
   pass: boolean
 }
@@ -108,19 +112,25 @@ export async function runServerBench (opts: ServerBenchOptions = {}): Promise<Se
   const warmup = positive('warmup', opts.warmup, 1)
   const site = await startFixtureSite()
   const bare = await startBare(site)
+  // the same site over TLS, HTTP/1.1 (autocannon's protocol): what the handshake and the encryption cost
+  const secure = await startFixtureSite(null, { tls: true, h2: 'off' })
   try {
     const load = async (base: string, seconds: number): Promise<LoadFigures> =>
       figures(await autocannon({ url: `${base}/validators/strong`, connections, duration: seconds }))
     await load(bare.url, warmup)
     await load(site.url, warmup)
+    await load(secure.url, warmup)
     const fixtureRuns: LoadFigures[] = []
     const bareRuns: LoadFigures[] = []
+    const tlsRuns: LoadFigures[] = []
     for (let i = 0; i < rounds; i++) {
-      // alternate who goes first, so drift in a shared machine's load falls on both sides
+      // alternate who goes first, so drift in a shared machine's load falls on every side
       if (i % 2 === 0) {
         bareRuns.push(await load(bare.url, duration))
         fixtureRuns.push(await load(site.url, duration))
+        tlsRuns.push(await load(secure.url, duration))
       } else {
+        tlsRuns.push(await load(secure.url, duration))
         fixtureRuns.push(await load(site.url, duration))
         bareRuns.push(await load(bare.url, duration))
       }
@@ -129,10 +139,12 @@ export async function runServerBench (opts: ServerBenchOptions = {}): Promise<Se
     // drifts between rounds far more than within one
     const ratios = fixtureRuns.map((f, i) => bareRuns[i].requestsPerSec > 0 ? f.requestsPerSec / bareRuns[i].requestsPerSec : 0).sort((a, b) => a - b)
     const ratio = ratios[Math.floor(ratios.length / 2)]
-    return { bench: 'server', connections, duration, rounds, fixture: median(fixtureRuns), bare: median(bareRuns), ratio, roundRatios: ratios, target: TARGET, pass: ratio >= TARGET }
+    const tlsRatios = tlsRuns.map((s, i) => fixtureRuns[i].requestsPerSec > 0 ? s.requestsPerSec / fixtureRuns[i].requestsPerSec : 0).sort((a, b) => a - b)
+    return { bench: 'server', connections, duration, rounds, fixture: median(fixtureRuns), bare: median(bareRuns), ratio, roundRatios: ratios, tls: median(tlsRuns), tlsRatio: tlsRatios[Math.floor(tlsRatios.length / 2)], target: TARGET, pass: ratio >= TARGET }
   } finally {
     await bare.app.close()
     await site.close()
+    await secure.close()
   }
 }
 
@@ -148,6 +160,8 @@ export function formatServerBench (result: ServerBenchResult | SoakResult): stri
     `  ${''.padEnd(22)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p90 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'throughput'.padStart(11)}`,
     row('fixture (journal on)', result.fixture),
     row('bare fastify', result.bare),
-    `  ratio ${result.ratio.toFixed(3)} (median of ${result.roundRatios.map(r => r.toFixed(2)).join(', ')}; target >= ${result.target}): ${result.pass ? 'pass' : 'FAIL'}`
+    ...(result.tls === undefined ? [] : [row('fixture over TLS', result.tls)]),
+    `  ratio ${result.ratio.toFixed(3)} (median of ${result.roundRatios.map(r => r.toFixed(2)).join(', ')}; target >= ${result.target}): ${result.pass ? 'pass' : 'FAIL'}`,
+    ...(result.tls === undefined ? [] : [`  over TLS ${result.tlsRatio.toFixed(3)} of the fixture's plain-HTTP rate (HTTP/1.1, keep-alive; no target)`])
   ].join('\n')
 }

@@ -20,6 +20,8 @@ const timeout = seconds(options, 'response-timeout')
 const redirects = count(options, 'max-redirects')
 const agent = headers.find(([name]) => name.toLowerCase() === 'user-agent')?.[1]
 const crawlerOptions = {
+  // Over TLS the run's CA reaches Node.js as NODE_EXTRA_CA_CERTS (set by the harness, read at
+  // startup); ignoreSslErrors is left at Crawlee's default (true: no certificate is checked)
   requestHandler: async ({ request, response, body }) => {
     log.info(`${response.statusCode} ${request.url} (${body.length} bytes)`)
   },

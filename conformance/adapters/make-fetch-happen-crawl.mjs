@@ -5,11 +5,12 @@
 // URLs go out at once (make-fetch-happen queues them behind maxSockets per
 // origin, or `concurrency` in all when the step sets it); each body is read to
 // its end, which is what stores it.
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { bytes, count, crawlerDir, readStep, refuse, seconds } from './adapter-env.mjs'
 
 const fetch = createRequire(import.meta.url)('make-fetch-happen')
-const { urls, headers, options, stateDir } = readStep()
+const { urls, headers, options, stateDir, ca } = readStep()
 
 const attempts = count(options, 'max-attempts')
 const timeout = seconds(options, 'response-timeout')
@@ -27,7 +28,11 @@ const fetchOptions = {
   // maxSockets: connections per origin (@npmcli/agent, default 15)
   ...(count(options, 'per-origin-concurrency') === undefined ? {} : { maxSockets: count(options, 'per-origin-concurrency') }),
   // size: the longest body, counted as it is decoded, so it bounds the wire bytes too
-  ...(bodyLimits.length === 0 ? {} : { size: Math.min(...bodyLimits) })
+  ...(bodyLimits.length === 0 ? {} : { size: Math.min(...bodyLimits) }),
+  // ca: over TLS, the run's CA as PEM text, handed to tls.connect() by @npmcli/agent (what npm
+  // does with its cafile setting); strictSSL is left unset, so make-fetch-happen's default holds:
+  // rejectUnauthorized unless NODE_TLS_REJECT_UNAUTHORIZED is '0' (lib/options.js)
+  ...(ca === null ? {} : { ca: readFileSync(ca, 'utf8') })
 }
 const get = fetch.defaults(fetchOptions)
 
