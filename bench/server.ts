@@ -61,10 +61,10 @@ export interface ServerBenchResult {
   ratio: number
   /** Each round's ratio, sorted. */
   roundRatios: number[]
-  /** The same route on the fixture site over TLS (HTTP/1.1 over keep-alive connections, journal on). */
-  tls: LoadFigures
+  /** The same route on the fixture site over TLS (HTTP/1.1 over keep-alive connections, journal on); absent in results that predate it. */
+  tls?: LoadFigures
   /** tls / fixture requests per second: the median of the rounds' ratios (what TLS costs the site; no target). */
-  tlsRatio: number
+  tlsRatio?: number
   target: number
   pass: boolean
 }
@@ -162,6 +162,6 @@ export function formatServerBench (result: ServerBenchResult | SoakResult): stri
     row('bare fastify', result.bare),
     ...(result.tls === undefined ? [] : [row('fixture over TLS', result.tls)]),
     `  ratio ${result.ratio.toFixed(3)} (median of ${result.roundRatios.map(r => r.toFixed(2)).join(', ')}; target >= ${result.target}): ${result.pass ? 'pass' : 'FAIL'}`,
-    ...(result.tls === undefined ? [] : [`  over TLS ${result.tlsRatio.toFixed(3)} of the fixture's plain-HTTP rate (HTTP/1.1, keep-alive; no target)`])
+    ...(result.tls === undefined || result.tlsRatio === undefined ? [] : [`  over TLS ${result.tlsRatio.toFixed(3)} of the fixture's plain-HTTP rate (HTTP/1.1, keep-alive; no target)`])
   ].join('\n')
 }
