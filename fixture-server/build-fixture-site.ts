@@ -13,6 +13,7 @@ import { cachingPlugin } from './plugins/caching.js'
 import { changeDetectionPlugin } from './plugins/change-detection.js'
 import { compressionPlugin } from './plugins/compression.js'
 import { hostilePlugin } from './plugins/hostile.js'
+import { h2Plugin } from './plugins/h2.js'
 import { indexPlugin } from './plugins/index-page.js'
 import { redirectsPlugin } from './plugins/redirects.js'
 import { retryAfterPlugin } from './plugins/retry-after.js'
@@ -120,7 +121,9 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     // over TLS, HTTP/2 is offered by ALPN beside HTTP/1.1 (or alone); plain HTTP stays HTTP/1.1
     const server = credentials === undefined
       ? {}
-      : h2 === 'off' ? { https: { key: credentials.key, cert: credentials.cert } } : { http2: true as const, https: { key: credentials.key, cert: credentials.cert, allowHTTP1: h2 === 'on' } }
+      : h2 === 'off'
+        ? { https: { key: credentials.key, cert: credentials.cert } }
+        : { http2: true as const, https: { key: credentials.key, cert: credentials.cert, allowHTTP1: h2 === 'on', ...(origin.h2MaxConcurrentStreams !== undefined ? { settings: { maxConcurrentStreams: origin.h2MaxConcurrentStreams } } : {}) } }
     const app = (Fastify as unknown as (o: object) => FastifyInstance)({
       ...server,
       logger: options.logger === true,
@@ -162,7 +165,7 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
     // a site that declares / serves its own home page instead of the index
     if (!routes.some(r => r.path === '/')) void app.register(indexPlugin, { ctx, catalogue: origin.catalogue === true, routes: listed, tls: tlsListing })
     if (origin.catalogue === true) {
-      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, retryAfterPlugin, authPlugin, timeoutsPlugin, budgetsPlugin, compressionPlugin, redirectsPlugin, changeDetectionPlugin, hostilePlugin]) {
+      for (const plugin of [validatorsPlugin, cachingPlugin, varyPlugin, retryAfterPlugin, authPlugin, timeoutsPlugin, budgetsPlugin, compressionPlugin, redirectsPlugin, changeDetectionPlugin, hostilePlugin, h2Plugin]) {
         void app.register(plugin, { ctx })
       }
     }

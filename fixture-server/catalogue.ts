@@ -42,6 +42,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
   { href: '/redirect/to?url=/validators/strong', path: '/redirect/to?url=U&status=3xx&retry-after=S', text: 'one redirect to U' },
   { href: '/redirect/offsite', path: '/redirect/offsite', text: 'a redirect to another origin (the "offsite" origin)' },
   { href: '/changing?every=1d', path: '/changing?every=DURATION', text: 'the body changes every DURATION of site time (1d, 6h, 30s)' },
+  { href: '/h2/refuse', path: '/h2/refuse?code=refused-stream|enhance-your-calm', text: 'over HTTP/2 (--tls): the stream is reset with REFUSED_STREAM (not processed: safe to retry) or ENHANCE_YOUR_CALM (slow down), RFC 9113 §8.7, §7' },
+  { href: '/h2/goaway', path: '/h2/goaway', text: 'over HTTP/2 (--tls): answered, with GOAWAY naming this stream the last the connection processes (RFC 9113 §8.7: "the highest stream number that might have been processed")' },
   { href: '/hostile/huge-header', path: '/hostile/huge-header?bytes=N', text: 'one header field of N bytes (default 1 MiB), written at the socket' },
   { href: '/hostile/many-headers', path: '/hostile/many-headers?count=N', text: 'N header fields (default ten thousand)' },
   { href: '/hostile/garbage-status', path: '/hostile/garbage-status', text: 'a status line of noise, not HTTP' },

@@ -56,6 +56,8 @@ export interface OriginDefinition {
   connect?: 'accept' | 'hang'
   /** With the site's `tls`: the certificate the origin presents; default `valid`. */
   certificate?: CertificateKind
+  /** With the site's `tls` and HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS, the streams a client may have open at once on a connection (RFC 9113 §6.5.2: "the maximum number of concurrent streams that the sender will allow"; default Node.js's, 2^32 - 1). */
+  h2MaxConcurrentStreams?: number
 }
 
 /**
@@ -86,6 +88,8 @@ export interface SequenceStep {
   /** Seconds, `date:+N` (an HTTP-date N s after Date), or absent. */
   retryAfter?: number | string
   headers?: Record<string, string>
+  /** Over HTTP/2, instead of the status: reset the stream (`refused-stream`, `enhance-your-calm`), or answer and send GOAWAY naming this stream the last one (`goaway`). Over HTTP/1.1 the status answers. */
+  h2?: 'refused-stream' | 'enhance-your-calm' | 'goaway'
 }
 
 export interface RouteDefinition {

@@ -118,6 +118,7 @@ function checkMeaning (site: SiteDefinition, check: SiteChecker): void {
     }
     names.add(origin.name)
     if (origin.certificate !== undefined && site.tls !== true) check.fail([...at, 'certificate'], `origin "${origin.name}" names a certificate, but the site is not served over TLS: add tls: true`)
+    if (origin.h2MaxConcurrentStreams !== undefined && site.tls !== true) check.fail([...at, 'h2MaxConcurrentStreams'], `origin "${origin.name}" sets an HTTP/2 setting, but the site is not served over TLS (HTTP/2 comes by ALPN): add tls: true`)
     if (i === 0 && origin.certificate !== undefined && origin.certificate !== 'valid') check.fail([...at, 'certificate'], `origin "${origin.name}" is the first (main) origin, which holds the journal and admin paths: its certificate is the valid one`)
     const back = typeof origin.skew === 'number' ? origin.skew < 0 : String(origin.skew ?? '').startsWith('-')
     const skewMs = origin.skew === undefined ? null : (back ? -1 : 1) * check.duration(origin.skew, [...at, 'skew'], PERIOD, true)

@@ -12,6 +12,7 @@ import { bodySize, compileSchedule, etagFor, lastModifiedFor, routeVersion, sequ
 import { contentHash, seededBytes } from '../seeded.js'
 import type { RouteDefinition } from '../site-definition.js'
 import { originNow, type OriginContext } from '../site-state.js'
+import { applyH2Fault } from '../tls/h2-faults.js'
 
 const CONTENT_TYPES = { html: 'text/html; charset=utf-8', json: 'application/json', text: 'text/plain; charset=utf-8', bytes: 'application/octet-stream' }
 
@@ -102,6 +103,8 @@ export async function siteRoutesPlugin (app: FastifyInstance, opts: { ctx: Origi
       }
       if (route.sequence !== undefined) {
         const step = sequenceStep(route.sequence, state.count(`sequence ${key}`))
+        // an HTTP/2 fault in place of the status (a reset ends the request here; GOAWAY answers it too)
+        if (step.h2 !== undefined && applyH2Fault(request, reply, step.h2)) return reply
         // RFC 9110 §15.4.5: a 304 "indicates that a conditional GET or HEAD request has been received";
         // a request with no precondition gets what the route would otherwise send
         const conditional = request.headers['if-none-match'] !== undefined || request.headers['if-modified-since'] !== undefined

@@ -172,3 +172,49 @@ t.test('webkrab serve --tls prints the CA\'s file on a line of its own', async t
   await exited
   t.notOk(existsSync(ca), 'a CA made for the run goes with it')
 })
+
+/** One HTTP/2 request with node's own client, trusting the CA: the answer, or how the stream ended, and any GOAWAY. */
+async function h2Get (base: string, path: string, ca: string): Promise<{ status: number | null, rstCode: number | null, goaway: number | null, maxStreams: number | undefined }> {
+  const { connect: h2connect } = await import('node:http2')
+  const session = h2connect(base, { ca })
+  let goaway: number | null = null
+  session.on('goaway', (_code: number, lastStreamID: number) => { goaway = lastStreamID })
+  try {
+    await new Promise<void>((resolve, reject) => { session.once('remoteSettings', () => { resolve() }); session.once('error', reject) })
+    const stream = session.request({ ':path': path })
+    return await new Promise(resolve => {
+      let status: number | null = null
+      stream.on('response', headers => { status = Number(headers[':status']) })
+      stream.resume()
+      stream.on('close', () => { setImmediate(() => { resolve({ status, rstCode: stream.rstCode === 0 ? null : stream.rstCode, goaway, maxStreams: session.remoteSettings.maxConcurrentStreams }) }) })
+      stream.on('error', () => {})
+    })
+  } finally {
+    session.destroy()
+  }
+}
+
+t.test('over HTTP/2 a stream can be refused, told to calm down, or answered with GOAWAY naming it; a site file sets the streams allowed at once', async t => {
+  const { constants } = await import('node:http2')
+  const site = await tlsSite(t)
+  const ca = readFileSync(site.ca ?? '', 'utf8')
+  const refused = await h2Get(site.url, '/h2/refuse', ca)
+  t.same([refused.status, refused.rstCode], [null, constants.NGHTTP2_REFUSED_STREAM], 'REFUSED_STREAM, no answer')
+  const calm = await h2Get(site.url, '/h2/refuse?code=enhance-your-calm', ca)
+  t.equal(calm.rstCode, constants.NGHTTP2_ENHANCE_YOUR_CALM, 'ENHANCE_YOUR_CALM')
+  const goaway = await h2Get(site.url, '/h2/goaway', ca)
+  t.equal(goaway.status, 200, 'the GOAWAY stream is answered')
+  t.equal(goaway.goaway, 1, 'and GOAWAY names it, stream 1, the last processed')
+  const entries = site.journal.since(0).filter(e => e.path.startsWith('/h2/'))
+  t.same(entries.map(e => [e.path, e.status, e.cut]), [['/h2/refuse', null, true], ['/h2/refuse', null, true], ['/h2/goaway', 200, false]], 'the journal has each, the resets cut with no status')
+  t.equal((await get(`${site.url}/h2/refuse`, ca, false)).status, 400, 'over HTTP/1.1 the path says it is an HTTP/2 behaviour')
+
+  const limited = await startFixtureSite({ tls: true, origins: [{ name: 'main', h2MaxConcurrentStreams: 2, routes: [{ path: '/p', sequence: [{ status: 200, h2: 'refused-stream' }, { status: 200 }] }] }] })
+  t.teardown(async () => { await limited.close() })
+  const limitedCa = readFileSync(limited.ca ?? '', 'utf8')
+  const first = await h2Get(limited.url, '/p', limitedCa)
+  t.equal(first.maxStreams, 2, 'SETTINGS_MAX_CONCURRENT_STREAMS is the site file\'s')
+  t.equal(first.rstCode, constants.NGHTTP2_REFUSED_STREAM, 'a sequence step refuses the stream over HTTP/2')
+  t.equal((await h2Get(limited.url, '/p', limitedCa)).status, 200, 'and the next step answers')
+  await t.rejects(startFixtureSite({ origins: [{ name: 'main', h2MaxConcurrentStreams: 2 }] }), { code: 'WEBKRAB_ERR_BAD_SITE', message: /sets an HTTP\/2 setting, but the site is not served over TLS/ })
+})
