@@ -97,7 +97,7 @@ export function renderHtml (result: SuiteResult, options: { nav?: Array<{ href: 
     { id: 'pass', label: 'Scenarios passed', value: `${t.byVerdict.pass} / ${t.scenarios}`, raw: t.byVerdict.pass },
     { id: 'optional', label: 'Optional failures', value: String(t.byVerdict['optional-fail']), raw: t.byVerdict['optional-fail'], tone: t.byVerdict['optional-fail'] > 0 ? 'warn' : undefined, detail: 'should/may, or optimal and check scenarios' },
     { id: 'known', label: 'Known failures', value: String(t.expectedFailures), raw: t.expectedFailures, detail: t.unexpectedPasses > 0 ? `${t.unexpectedPasses} unexpected passes` : 'listed in the adapter with reasons' },
-    { id: 'untested', label: 'Untested scenarios', value: String(t.byVerdict.untested), raw: t.byVerdict.untested, tone: t.byVerdict.untested > 0 ? 'warn' : undefined, detail: 'nothing could be graded: no report, an option not told, a clock that cannot move' },
+    { id: 'untested', label: 'Untested scenarios', value: String(t.byVerdict.untested), raw: t.byVerdict.untested, tone: t.byVerdict.untested > 0 ? 'warn' : undefined, detail: 'nothing could be graded: no report, an option or a CA not told, a clock that cannot move' },
     { id: 'assertions', label: 'Assertions', value: `${t.assertions.pass} pass`, raw: t.assertions.pass, detail: `${t.assertions.fail} fail, ${t.assertions.untested} untested` },
     ...(t.scores === undefined ? [] : (['rfc', 'profile', 'reporting'] as const).map(k => {
       const sc = t.scores[k]

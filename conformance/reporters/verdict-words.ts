@@ -83,7 +83,7 @@ export const LEGEND = [
   'setup-fail: a precondition was not met (what the scenario builds on never happened, or the fixture site failed), so nothing after it was graded',
   'harness-fail: grading broke: not the crawler\'s fault',
   'dependency-fail: a scenario it builds on failed',
-  'untested: nothing could be graded (no report, an option or a state folder the crawler was not given, a clock that cannot move, evidence the step timeout cut short)'
+  'untested: nothing could be graded (no report, an option, a state folder or a TLS site\'s CA the crawler was not given, a clock that cannot move, evidence the step timeout cut short)'
 ]
 
 /**
