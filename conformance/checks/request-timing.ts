@@ -1,5 +1,4 @@
-import { parseHttpDate } from '../../common/http-date.js'
-import { parseRetryAfter } from '../../common/retry-after.js'
+import { graderHttpDate, graderRetryAfterMs } from './grader-dates.js'
 import { parseDuration } from '../../common/units.js'
 import type { ConcurrencyAssertion, DurationAssertion, GapAssertion, RetryAfterAssertion } from '../scenario-types.js'
 import type { Seen } from '../site-driver.js'
@@ -39,9 +38,10 @@ export function retryAfterWait (s: Seen): { ms: number, said: string } | null {
   // origin's time, so the wait is what remained of it when the response was sent: the journal
   // keeps the site's time, and an origin whose clock is skewed says how far in its Date
   const sent = s.completedAt ?? s.arrivedAt
-  const parsed = parseRetryAfter(value, sent + originSkewMs(s), s.arrivedAt)
-  if (parsed.kind !== 'delay' && parsed.kind !== 'date') return null
-  return { ms: parsed.delayMs, said: value.trim() }
+  // the grader's own reading of the field, not the crawler's (grader-dates.ts)
+  const ms = graderRetryAfterMs(value, sent + originSkewMs(s), s.arrivedAt)
+  if (ms === null) return null
+  return { ms, said: value.trim() }
 }
 
 /**
@@ -50,7 +50,7 @@ export function retryAfterWait (s: Seen): { ms: number, said: string } | null {
  */
 export function originSkewMs (s: Seen): number {
   const date = s.responseHeaders.date
-  const dateMs = date === undefined ? null : parseHttpDate(date, s.arrivedAt)
+  const dateMs = date === undefined ? null : graderHttpDate(date, s.arrivedAt)
   if (dateMs === null) return 0
   // Date is the origin's second, floored, stamped as the head went out just after the request arrived:
   // half a second added centres that, so a response head sent within half a second reads true
