@@ -36,17 +36,25 @@ export async function vetUrlsFile (file: string, stdin: Readable = process.stdin
   const cleanup = (): void => { rmSync(dir, { recursive: true, force: true }) }
   const kept = join(dir, 'stdin.txt')
   const out = createWriteStream(kept)
+  // a write that fails is the list's failure (below); the stream's own 'error' must not end the process
+  let failed: Error | null = null
+  out.on('error', (err: Error) => { failed ??= err })
   try {
     for await (const url of streamUrlsFile(file, stdin)) {
-      if (!out.write(`${url}\n`)) await once(out, 'drain')
+      if (failed !== null) throw failed
+      if (!out.write(`${url}\n`)) await Promise.race([once(out, 'drain'), once(out, 'close')])
     }
     out.end()
-    await once(out, 'finish')
+    await once(out, 'close')
+    if (failed !== null) throw failed
     return { file: kept, cleanup }
   } catch (err) {
+    // the file goes once the stream has let go of it: a stream still opening it would recreate it, or fail loudly
     out.destroy()
+    if (!out.closed) await once(out, 'close')
     cleanup()
-    throw err
+    if (isWebkrabError(err)) throw err
+    throw errors.WEBKRAB_ERR_STORAGE(`--urls-file -: standard input could not be kept in ${kept} while it was checked (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
   }
 }
 
