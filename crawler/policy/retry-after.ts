@@ -1,7 +1,5 @@
 import { describeRetryAfterValue, MAX_RAW_LENGTH, type RetryAfter } from '../../common/retry-after.js'
 
-// The parser lives in common/ (the conformance harness and the fixture site use the same one).
-export { parseRetryAfter, MAX_RETRY_AFTER_MS, type RetryAfter } from '../../common/retry-after.js'
 
 /** The server's signal as the report shows it: `429 Retry-After: 600`, `503 without Retry-After`. */
 export function retryAfterSignal (status: number | null, retryAfter: RetryAfter): string {

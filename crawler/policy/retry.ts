@@ -1,7 +1,8 @@
 import { formatDuration } from '../../common/units.js'
 import type { ErrorKind } from '../../common/errors.js'
 import { backoffDelay, jitterFor, DEFAULT_BACKOFF, type BackoffOptions, type Random } from './backoff.js'
-import { retryAfterSignal, type RetryAfter } from './retry-after.js'
+import type { RetryAfter } from '../../common/retry-after.js'
+import { retryAfterSignal } from './retry-after.js'
 
 /**
  * What to do after an attempt: a pure function of the response (or the error),

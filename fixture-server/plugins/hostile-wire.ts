@@ -5,7 +5,7 @@ import { brotliCompressSync, gzipSync, deflateSync, constants as zlibConstants }
 import { BLOCK_SIZE, bombStream, bytesAt, noiseSource } from '../body-streams.js'
 import { pageSource } from '../catalogue-page.js'
 import { getRoute, queryOf } from '../get-route.js'
-import { httpDate } from '../http-date.js'
+import { httpDate } from '../date-header.js'
 import { badParam, intParam, sizeParam, stringParam } from '../query-params.js'
 import { CONTENT_CODINGS, type ContentCoding } from '../representation.js'
 import { seededBytes } from '../seeded.js'

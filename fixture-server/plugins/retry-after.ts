@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import { getRoute, queryOf } from '../get-route.js'
 import { badParam, intParam, retryAfterParam, stringParam, type RetryAfterSpec } from '../query-params.js'
 import { sendNotModified } from '../representation.js'
-import { retryAfterValue } from '../retry-after.js'
+import { retryAfterValue } from '../retry-after-field.js'
 import { originNow, type OriginContext } from '../site-state.js'
 
 const ONE_SECOND: RetryAfterSpec = { kind: 'seconds', seconds: 1 }

@@ -15,9 +15,9 @@ import { decideRedirect } from '../../crawler/policy/redirects.js'
 import { judgeLastModified } from '../../crawler/policy/validators.js'
 import { formatVary, parseVary, selectedHeaders, variantKey } from '../../crawler/policy/vary.js'
 import { chooseLanguage, evaluatePreconditions, negotiateEncoding, parseEntityTags, parseHttpDate as siteParseHttpDate, CONTENT_CODINGS } from '../../fixture-server/index.js'
-import { httpDate } from '../../fixture-server/http-date.js'
+import { httpDate } from '../../fixture-server/date-header.js'
 import { parseRetryAfterSpec } from '../../fixture-server/query-params.js'
-import { retryAfterValue } from '../../fixture-server/retry-after.js'
+import { retryAfterValue } from '../../fixture-server/retry-after-field.js'
 
 // Property tests for every header parser in the code base, crawler, fixture site and
 // harness alike: no input throws (or, where throwing is the contract, only a WebKrab
