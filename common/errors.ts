@@ -64,6 +64,7 @@ export const errors = {
   WEBKRAB_ERR_BODY_TIMEOUT: define('WEBKRAB_ERR_BODY_TIMEOUT', 'retry', 'Response body stalled'),
   WEBKRAB_ERR_RESPONSE_TIMEOUT: define('WEBKRAB_ERR_RESPONSE_TIMEOUT', 'retry', 'Response took longer than the response timeout'),
   WEBKRAB_ERR_CONNECTION: define('WEBKRAB_ERR_CONNECTION', 'retry', 'Connection failed'),
+  WEBKRAB_ERR_OVERLOAD: define('WEBKRAB_ERR_OVERLOAD', 'retry', 'The server said the crawler\'s load is excessive'),
   WEBKRAB_ERR_PROTOCOL: define('WEBKRAB_ERR_PROTOCOL', 'stop', 'Response is not valid HTTP'),
   WEBKRAB_ERR_CERTIFICATE: define('WEBKRAB_ERR_CERTIFICATE', 'stop', 'The server\'s certificate is not valid for its origin'),
   WEBKRAB_ERR_BAD_REQUEST: define('WEBKRAB_ERR_BAD_REQUEST', 'stop', 'The request cannot be sent'),

@@ -57,6 +57,13 @@ export function retryOrGiveUp (task: TaskView, result: FetchResult, run: RunSnap
   // what repeated timeouts did to the origin, said in this attempt's reason (policy/timeouts.ts)
   const steps: AnswerStep[] = []
   let lowered = ''
+  // a server that says the load is excessive gets one request less at once from here on
+  if (result.error?.code === 'WEBKRAB_ERR_OVERLOAD' && run.tally.concurrency > 1) {
+    const concurrency = run.tally.concurrency - 1
+    steps.push({ kind: 'set-tally', tally: { ...run.tally, concurrency } })
+    steps.push({ kind: 'lower-concurrency', limit: concurrency })
+    lowered = `the server asked for less load (ENHANCE_YOUR_CALM): the origin's concurrency goes from ${run.tally.concurrency} to ${concurrency}; `
+  }
   if (result.error !== null && TIMEOUT_CODES.has(result.error.code)) {
     const step = recordTimeout(run.tally, undefined, result.error.message)
     steps.push({ kind: 'set-tally', tally: step.tally })
