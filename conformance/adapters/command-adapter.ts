@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { endMarked, registerRun, RUN_ID, RUN_MARK, SPAWN_MARK, spawnId } from './run-leftovers.js'
+import { endMarked, endMarkedAndGone, registerRun, RUN_ID, RUN_MARK, SPAWN_MARK, spawnId } from './run-leftovers.js'
 import { NotRegularFileError, readRegularFile } from '../../common/regular-file.js'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -172,11 +172,13 @@ function runShell (command: string, env: NodeJS.ProcessEnv, cwd: string, timeout
       if (child.pid !== undefined) live.delete(child.pid)
       // the step is over for everything the command started, in its process group or not
       try { process.kill(-(child.pid ?? 0), 'SIGKILL') } catch {}
-      const left = endMarked(SPAWN_MARK, mark)
       child.stdout.destroy()
       child.stderr.destroy()
-      const note = left > 0 ? `${error === null ? '' : `${error}; `}left ${left} process${left === 1 ? '' : 'es'} running outside its process group, ended` : error
-      resolve({ command, url, exitCode, timedOut, error: note, stdout, stderr, durationMs: Math.round(performance.now() - t0) })
+      const durationMs = Math.round(performance.now() - t0)
+      void endMarkedAndGone(SPAWN_MARK, mark, child.pid ?? null).then(left => {
+        const note = left > 0 ? `${error === null ? '' : `${error}; `}left ${left} process${left === 1 ? '' : 'es'} running outside its process group, ended` : error
+        resolve({ command, url, exitCode, timedOut, error: note, stdout, stderr, durationMs })
+      })
     }
     const killed = (): string => `did not finish within ${timeoutMs} ms and was killed`
     const timer = setTimeout(() => {

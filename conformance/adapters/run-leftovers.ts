@@ -48,26 +48,48 @@ export function pidsMarked (name: string, value: string): number[] {
   return out
 }
 
-/** How long endMarked waits for what it killed to be gone (a loaded machine takes a moment to end a process). */
+/** Ends (SIGKILL) every process that carries the mark; how many there were. For an exit handler, which cannot wait. */
+export function endMarked (name: string, value: string): number {
+  const pids = pidsMarked(name, value)
+  for (const pid of pids) {
+    try { process.kill(pid, 'SIGKILL') } catch {}
+  }
+  return pids.length
+}
+
+/** How long endMarkedAndGone waits for what it killed to be gone (a loaded machine takes a moment to end a process). */
 const END_WAIT_MS = 2_000
 
+/** A process's group (the fifth field of /proc/PID/stat), or null when it cannot be read. */
+function processGroupOf (pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // the command name, in parentheses, may hold spaces: the fields after its closing parenthesis are plain
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[2])
+  } catch {
+    return null
+  }
+}
+
 /**
- * Ends (SIGKILL) every process that carries the mark, and waits (at most two seconds) until
- * none is left, ending any one started meanwhile; how many there were.
+ * Ends every process that carries the mark and waits, without blocking the loop and at
+ * most two seconds, until none is left, ending any one started meanwhile. Returns how
+ * many of them were outside `group` (the command's own process group, which its caller
+ * has killed already): those are the ones that left it.
  */
-export function endMarked (name: string, value: string): number {
-  const ended = new Set<number>()
-  const pause = new Int32Array(new SharedArrayBuffer(4))
+export async function endMarkedAndGone (name: string, value: string, group: number | null): Promise<number> {
+  const escaped = new Set<number>()
   const deadline = Date.now() + END_WAIT_MS
   for (let pids = pidsMarked(name, value); pids.length > 0 && Date.now() < deadline; pids = pidsMarked(name, value)) {
     for (const pid of pids) {
-      ended.add(pid)
+      if (group === null || processGroupOf(pid) !== group) escaped.add(pid)
       try { process.kill(pid, 'SIGKILL') } catch {}
     }
     // a killed process keeps its environment until it is gone (then /proc shows it empty, or not at all)
-    Atomics.wait(pause, 0, 0, 10)
+    await new Promise(resolve => setTimeout(resolve, 10))
   }
-  return ended.size
+  return escaped.size
 }
 
 const DIR = join(tmpdir(), 'webkrab-harness')
