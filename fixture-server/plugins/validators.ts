@@ -5,6 +5,7 @@ import { periodicVersion } from '../change-schedule.js'
 import { sendRepresentation } from '../representation.js'
 import { contentHash } from '../seeded.js'
 import { originNow, type OriginContext } from '../site-state.js'
+import { parseHttpDate } from '../../common/http-date.js'
 
 const DAY = 86_400_000
 const HTML = 'text/html; charset=utf-8'
@@ -70,7 +71,11 @@ export async function validatorsPlugin (app: FastifyInstance, opts: { ctx: Origi
   // within the same second (RFC 9110 8.8.2.2).
   getRoute(app, '/validators/same-second', (request, reply) => {
     const page = sameSecondPage()
-    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: originNow(ctx) })
+    // the Date this response carries was written as the request came in; on a loaded machine the
+    // route can run in the next second, so Last-Modified is read from that Date, not the clock
+    const date = reply.getHeader('date')
+    const dateMs = typeof date === 'string' ? parseHttpDate(date) : null
+    return sendRepresentation(ctx, request, reply, { contentType: HTML, body: page.body, lastModified: dateMs ?? originNow(ctx) })
   })
 
   // A CMS that rewrites every page once a site day: Last-Modified moves while the bytes

@@ -67,6 +67,15 @@ t.test('/validators/future-last-modified sends a Last-Modified later than Date, 
   t.equal(s.headers['last-modified'], s.headers.date)
 })
 
+t.test('/validators/same-second keeps Last-Modified equal to Date when the route runs a second after the request came in', async t => {
+  const late = buildFixtureSite()
+  t.teardown(() => late.close())
+  // a loaded machine: the site clock crosses a second between the Date written on arrival and the route
+  late.app.addHook('preHandler', async request => { if (request.url === '/validators/same-second') late.clock.advance('1s') })
+  const s = await late.app.inject({ method: 'GET', url: '/validators/same-second' })
+  t.equal(s.headers['last-modified'], s.headers.date)
+})
+
 t.test('/validators/cms-rewrite moves Last-Modified every site day while the body stays the same', async t => {
   const a = await get('/validators/cms-rewrite')
   site.clock.advance('1d')
