@@ -1,3 +1,4 @@
+import { checkRefusedStreams } from './checks/h2-streams.js'
 import { LEVEL_RANK, type Assertion, type Basis, type Level, type RequestSelector, type Scenario, type ScenarioKind, type Score } from './scenario-types.js'
 import { describeSelector, fits, listSeen, selectRequests } from './select-requests.js'
 import type { Seen } from './site-driver.js'
@@ -64,6 +65,7 @@ export function runCheck (a: Assertion, ctx: GradeContext): CheckResult {
     case 'retry_after': return checkRetryAfter((a as Extract<Assertion, { retry_after: unknown }>).retry_after, ctx)
     case 'gap': return checkGap((a as Extract<Assertion, { gap: unknown }>).gap, ctx)
     case 'concurrency': return checkConcurrency((a as Extract<Assertion, { concurrency: unknown }>).concurrency, ctx)
+    case 'refused_streams': return checkRefusedStreams((a as Extract<Assertion, { refused_streams: unknown }>).refused_streams, ctx)
     case 'duration': return checkDuration((a as Extract<Assertion, { duration: unknown }>).duration, ctx)
     case 'report': return checkReport((a as Extract<Assertion, { report: unknown }>).report, ctx)
     case 'resource': return checkResource((a as Extract<Assertion, { resource: unknown }>).resource, ctx)

@@ -271,7 +271,7 @@ async function runScenarioMeasured (scenario: Scenario, adapter: CrawlerAdapter,
     return done('harness-fail', `the site's admin paths were used by someone other than the harness (${tampered.resets} resets, ${tampered.clockMoves} clock moves, ${tampered.changes} content changes over HTTP), so the journal cannot be trusted`, record())
   }
   const couldNotRun = crawlerError(scenario, runs, seen)
-  const ctx: GradeContext = { seen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }
+  const ctx: GradeContext = { seen, ownSeen, steps: scenario.steps, runs, origins: site.origins, writesReports: adapter.accepts.reports }
   try {
     const owned = (adapter.scriptOwned ?? []).filter(o => o.id === scenario.id)
     const assertions = gradeAssertions(scenario, ctx, toldOf(adapter, scenario), options.profile ?? 'default', { harnessSchedules: adapter.perUrl === true })

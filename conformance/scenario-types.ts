@@ -47,6 +47,8 @@ export interface RequestSelector {
   status?: number
   /** Request headers that must have these values (names case-insensitive). */
   headers?: Record<string, string>
+  /** The HTTP version the request came in: `1.1` or `2`. */
+  http?: '1.1' | '2'
 }
 
 export interface Comparison {
@@ -95,6 +97,8 @@ export interface RetryAfterAssertion {
 }
 export interface GapAssertion { gap: RequestSelector & { at_least: string, from?: 'arrived' | 'completed', /** Only the gap before the Nth fitting request. */ before?: number } }
 export interface ConcurrencyAssertion { concurrency: RequestSelector & { at_most?: number, at_least?: number, per?: 'origin' | 'all' } }
+/** HTTP/2 streams the server refused before its site saw them (ids missing from the journal on a connection): at most this many. */
+export interface RefusedStreamsAssertion { refused_streams: { origin?: string, step?: number | number[], at_most: number } }
 export interface OrderAssertion { order: RequestSelector[] }
 /**
  * How long a step took the crawler, or, with `path`, how long the first response to
@@ -122,12 +126,12 @@ export interface ResourceAssertion {
 
 export type AssertionBody =
   | RequestsAssertion | NoRequestsAssertion | HeaderAssertion | EchoAssertion | ConditionalAssertion | RetryAfterAssertion
-  | GapAssertion | ConcurrencyAssertion | OrderAssertion | DurationAssertion | ReportAssertion | ResourceAssertion
+  | GapAssertion | ConcurrencyAssertion | RefusedStreamsAssertion | OrderAssertion | DurationAssertion | ReportAssertion | ResourceAssertion
 
 export type AssertionType = 'requests' | 'no_requests' | 'header' | 'echo' | 'conditional' | 'retry_after' | 'gap'
-  | 'concurrency' | 'order' | 'duration' | 'report' | 'resource'
+  | 'concurrency' | 'refused_streams' | 'order' | 'duration' | 'report' | 'resource'
 
-export const JOURNAL_ASSERTIONS: readonly AssertionType[] = ['requests', 'no_requests', 'header', 'echo', 'conditional', 'retry_after', 'gap', 'concurrency', 'order', 'duration']
+export const JOURNAL_ASSERTIONS: readonly AssertionType[] = ['requests', 'no_requests', 'header', 'echo', 'conditional', 'retry_after', 'gap', 'concurrency', 'refused_streams', 'order', 'duration']
 export const REPORT_ASSERTIONS: readonly AssertionType[] = ['report', 'resource']
 export const ASSERTION_TYPES: readonly AssertionType[] = [...JOURNAL_ASSERTIONS, ...REPORT_ASSERTIONS]
 

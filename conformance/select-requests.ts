@@ -26,6 +26,7 @@ export function fits (sel: RequestSelector, seen: Seen, ignoreStep = false): boo
   if (sel.origin !== undefined && seen.origin !== sel.origin) return false
   if (sel.method !== undefined && seen.method !== sel.method) return false
   if (sel.status !== undefined && seen.status !== sel.status) return false
+  if (sel.http !== undefined && !sameVersion(sel.http, seen.httpVersion)) return false
   if (!ignoreStep) {
     const steps = stepsOf(sel)
     if (steps !== null && !steps.includes(seen.step)) return false
@@ -36,6 +37,12 @@ export function fits (sel: RequestSelector, seen: Seen, ignoreStep = false): boo
     }
   }
   return true
+}
+
+/** `2` is HTTP/2 however the journal writes it (Node.js says `2.0`). */
+function sameVersion (wanted: '1.1' | '2', version: string | undefined): boolean {
+  if (version === undefined) return false
+  return wanted === '2' ? version === '2' || version === '2.0' : version === wanted
 }
 
 /**
@@ -66,6 +73,7 @@ export function describeSelector (sel: RequestSelector, noun = 'request'): strin
   out += sel.path !== undefined ? ` to ${sel.path}` : ''
   if (sel.origin !== undefined) out += ` on origin ${sel.origin}`
   if (sel.status !== undefined) out += ` answered ${sel.status}`
+  if (sel.http !== undefined) out += ` over HTTP/${sel.http}`
   const steps = stepsOf(sel)
   if (steps !== null) out += steps.length === 1 ? ` in step ${steps[0]}` : ` in steps ${steps.join(', ')}`
   if (sel.headers !== undefined && Object.keys(sel.headers).length > 0) {

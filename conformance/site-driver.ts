@@ -44,6 +44,10 @@ export interface Seen {
   arrivedAt: number
   completedAt: number | null
   connectionId: string
+  /** The HTTP version the request came in (`1.1`, `2.0`), when the journal says. */
+  httpVersion?: string
+  /** Over HTTP/2: its stream id on the connection. */
+  h2Stream?: number
   cut: boolean
   /** What the server sent: the header block and the body as it went on the wire. */
   headerBytes: number
@@ -146,6 +150,8 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
     arrivedAt: toEpoch(e.arrivedAt) ?? 0,
     completedAt: toEpoch(e.completedAt),
     connectionId: String(e.connectionId),
+    ...(e.httpVersion !== undefined ? { httpVersion: e.httpVersion } : {}),
+    ...(e.h2Stream !== undefined ? { h2Stream: e.h2Stream } : {}),
     cut: e.cut === true,
     headerBytes: typeof e.headerBytes === 'number' ? e.headerBytes : 0,
     bodyBytes: typeof e.bodyBytes === 'number' ? e.bodyBytes : 0

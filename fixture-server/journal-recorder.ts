@@ -118,6 +118,12 @@ export function originForm (target: string): string {
   return rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}`
 }
 
+/** Over HTTP/2, the request's stream id: the ids a client opens go up by two, so the ones the journal never saw on a connection were refused before the site had them. */
+function h2StreamOf (raw: FastifyRequest['raw']): { h2Stream?: number } {
+  const stream = (raw as unknown as { stream?: { id?: number } }).stream
+  return raw.httpVersionMajor === 2 && typeof stream?.id === 'number' ? { h2Stream: stream.id } : {}
+}
+
 /** Over TLS, the name the client asked for by SNI and the protocol ALPN chose; nothing over plain TCP. */
 function tlsOf (socket: TaggedSocket | null): { tls?: { sni: string | null, alpn: string | null } } {
   const tls = socket as (TaggedSocket & { encrypted?: boolean, servername?: string | false, alpnProtocol?: string | false }) | null
@@ -181,6 +187,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       connectionId,
       renderMs: 0,
       httpVersion: raw.httpVersion,
+      ...(h2StreamOf(raw)),
       ...(tlsOf(socket))
     })
     request.journalEntry = entry

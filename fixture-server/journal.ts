@@ -54,6 +54,8 @@ export interface JournalEntry {
   connectionId: number
   /** The request's HTTP version as it came: `1.1`, `1.0`, `2.0`. */
   httpVersion?: string
+  /** Over HTTP/2: the request's stream id on its connection (client streams are odd and go up by two). */
+  h2Stream?: number
   /** Over TLS: the name the client asked for by SNI (none for an IP address), and the protocol ALPN chose. */
   tls?: { sni: string | null, alpn: string | null }
   /** Server work paid for this request (a site's render cost), ms. */

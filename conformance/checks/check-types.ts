@@ -51,6 +51,8 @@ export interface StepRun {
 /** Everything a check may look at. */
 export interface GradeContext {
   seen: Seen[]
+  /** The crawler's own requests no assertion names (robots.txt, favicon): they still take up HTTP/2 streams. */
+  ownSeen?: Seen[]
   steps: Step[]
   runs: StepRun[]
   origins: SiteOrigin[]

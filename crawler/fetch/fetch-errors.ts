@@ -93,9 +93,6 @@ export function classifyFetchError (err: unknown, url: string, timedOut: boolean
   if (code === 'ERR_HTTP2_STREAM_ERROR' && message.includes('NGHTTP2_ENHANCE_YOUR_CALM')) {
     return errors.WEBKRAB_ERR_OVERLOAD(`${url}: the server reset the HTTP/2 stream with ENHANCE_YOUR_CALM: it finds the crawler's load excessive (RFC 9113 section 7)`, { cause: err })
   }
-  if (code === 'UND_ERR_SOCKET' && message.includes('"GOAWAY" frame received')) {
-    return errors.WEBKRAB_ERR_CONNECTION(`${url}: the server closed the HTTP/2 connection with GOAWAY and undici failed the request, whatever stream GOAWAY named as the last processed; a GET is idempotent, so it may be asked again (RFC 9110 section 9.2.2)${got}`, { cause: err })
-  }
   const certificate = certificateProblem(code, err as { host?: unknown, cert?: { subjectaltname?: unknown } })
   if (certificate !== null) {
     return errors.WEBKRAB_ERR_CERTIFICATE(`${url}: the server's certificate ${certificate} (${code}); the connection was ended before a request, and the origin is not asked again (RFC 9110 section 4.3.4: "a client MUST verify the service identity")`, { cause: err })

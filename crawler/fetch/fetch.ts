@@ -7,6 +7,7 @@ import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from '../policy/b
 import { ContentDigester, type ContentDigests } from '../policy/change-detection.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
 import { headerBlockBytes, MeteredDispatcher, type ExchangeMeter } from './exchange-meter.js'
+import { H2Dispatcher } from './h2-dispatcher.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
 import { requestProblem } from './request-fields.js'
 
@@ -121,9 +122,9 @@ export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, st
  * says. Here a plain timer destroys the socket at the limit, with undici's own
  * ConnectTimeoutError, which undici's connector hands back as it would its own.
  */
-export function connectorWithTimeout (timeoutMs: number, tls: { ca?: string[] | null, allowH2?: boolean } = {}): buildConnector.connector {
-  // timeout 0: undici sets no timer of its own; over TLS, the CAs trusted and the protocols offered by ALPN
-  const connect = buildConnector({ timeout: 0, ...(tls.ca !== undefined && tls.ca !== null ? { ca: tls.ca } : {}), allowH2: tls.allowH2 === true }) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket
+export function connectorWithTimeout (timeoutMs: number, tls: { ca?: string[] | null } = {}): buildConnector.connector {
+  // timeout 0: undici sets no timer of its own; over TLS, the CAs trusted
+  const connect = buildConnector({ timeout: 0, ...(tls.ca !== undefined && tls.ca !== null ? { ca: tls.ca } : {}) }) as unknown as (options: buildConnector.Options, callback: buildConnector.Callback) => Socket
   const limit = Math.min(Math.max(1, timeoutMs), MAX_TIMER_MS)
   return (options, callback) => {
     let timer: NodeJS.Timeout | undefined
@@ -143,11 +144,22 @@ export class Fetcher {
   /** Agents replaced after undici refused a request, closing once their requests end. */
   private readonly retired = new Set<Agent>()
   private readonly options: FetcherOptions
+  /** With HTTP/2 offered: https origins that settle on h2 by ALPN go here, the rest to the agent. */
+  private readonly h2: H2Dispatcher | null
 
   constructor (options: FetcherOptions) {
     this.options = options
     this.agent = this.newAgent()
-    this.dispatcher = new MeteredDispatcher(this.agent)
+    this.h2 = options.allowH2 === true
+      ? new H2Dispatcher(() => this.agent, {
+        connectTimeoutMs: options.connectTimeoutMs,
+        headersTimeoutMs: options.responseTimeoutMs,
+        bodyTimeoutMs: options.idleTimeoutMs ?? options.responseTimeoutMs,
+        ca: options.ca,
+        keepAliveMs: KEEP_ALIVE_MS
+      })
+      : null
+    this.dispatcher = new MeteredDispatcher(this.h2 ?? this.agent)
   }
 
   private newAgent (): Agent {
@@ -155,8 +167,8 @@ export class Fetcher {
     return new Agent({
       connections: Math.max(1, options.perOriginConcurrency),
       pipelining: 1,
-      connect: connectorWithTimeout(options.connectTimeoutMs, { ca: options.ca, allowH2: options.allowH2 }),
-      allowH2: options.allowH2 === true,
+      // HTTP/1.1 only: HTTP/2 is the H2Dispatcher's (h2-dispatcher.ts says why not undici's)
+      connect: connectorWithTimeout(options.connectTimeoutMs, { ca: options.ca }),
       headersTimeout: options.responseTimeoutMs,
       bodyTimeout: options.idleTimeoutMs ?? options.responseTimeoutMs,
       keepAliveTimeout: KEEP_ALIVE_MS,
@@ -180,7 +192,7 @@ export class Fetcher {
     this.retired.add(old)
     void old.close().catch(() => {}).finally(() => { this.retired.delete(old) })
     this.agent = this.newAgent()
-    this.dispatcher = new MeteredDispatcher(this.agent)
+    this.dispatcher = new MeteredDispatcher(this.h2 ?? this.agent)
   }
 
   /**
@@ -327,11 +339,11 @@ export class Fetcher {
   }
 
   async close (): Promise<void> {
-    await Promise.all([this.agent, ...this.retired].map(async a => { await a.close() }))
+    await Promise.all([this.agent, ...this.retired, ...(this.h2 === null ? [] : [this.h2])].map(async a => { await a.close() }))
   }
 
   async destroy (): Promise<void> {
-    await Promise.all([this.agent, ...this.retired].map(async a => { await a.destroy() }))
+    await Promise.all([this.agent, ...this.retired, ...(this.h2 === null ? [] : [this.h2])].map(async a => { await a.destroy() }))
   }
 }
 

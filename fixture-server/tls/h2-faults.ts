@@ -34,8 +34,13 @@ export function applyH2Fault (request: FastifyRequest, reply: FastifyReply, faul
   const stream = h2Stream(request)
   if (stream === null) return false
   if (fault === 'goaway') {
-    // this stream is processed and answered; nothing with a higher id on this connection will be
-    stream.session?.goaway(constants.NGHTTP2_NO_ERROR, stream.id)
+    // this stream is processed and answered, and so is every stream the site already has (a
+    // higher id that came in first included: naming it unprocessed would be a promise the site
+    // cannot keep, RFC 9113 section 8.7). A stream already on the wire when the frame goes out
+    // can still reach the site (Node.js's HTTP/2 layer hands over what it has read): no scenario
+    // counts a request above the last stream id
+    const session = stream.session
+    session?.goaway(constants.NGHTTP2_NO_ERROR, Math.max(stream.id ?? 0, session.state.lastProcStreamID ?? 0))
     return false
   }
   reply.hijack()
