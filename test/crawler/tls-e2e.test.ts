@@ -74,3 +74,25 @@ t.test('over HTTP/2 a refused stream is asked again as RFC 9113 allows, and ENHA
   t.equal(asked.length, 2)
   t.ok(asked[1].arrivedMs - (asked[0].completedMs ?? asked[0].arrivedMs) >= 1000, 'the second ask waits out the backoff floor, a second')
 })
+
+t.test('--http2 on against a site that speaks only HTTP/1.1 over TLS: ALPN settles on http/1.1 and every request goes over it', async t => {
+  const h1 = await startFixtureSite(null, { tls: true, h2: 'off' })
+  t.teardown(async () => { await h1.close() })
+  const base = h1.origins.find(o => o.name === 'main')?.url ?? ''
+  const report = await crawl({ urls: [`${base}/validators/strong`, `${base}/validators/weak`], store: join(t.testdir(), 'h1.sqlite'), caFile: h1.ca ?? '', http2: 'on' })
+  t.same(report.resources.map(r => r.outcome), ['new', 'new'], 'both pages fetched')
+  t.same([...new Set(h1.journal.entries().map(e => e.httpVersion))], ['1.1'], 'robots.txt and both pages over HTTP/1.1')
+})
+
+t.test('over HTTP/2 the pages a GOAWAY named as processed are read on the closing connection and asked once; later pages go on a new connection', async t => {
+  const drained = await startFixtureSite({ tls: true, origins: [{ name: 'main', routes: [{ path: '/slow', renderMs: 400 }, { path: '/drain', sequence: [{ status: 200, h2: 'goaway' }] }, { path: '/after' }] }] })
+  t.teardown(async () => { await drained.close() })
+  const base = drained.origins[0].url
+  const report = await crawl({ urls: ['/slow', '/drain', '/after'].map(p => `${base}${p}`), store: join(t.testdir(), 'goaway.sqlite'), caFile: drained.ca ?? '', http2: 'on', robots: 'ignore', perOriginConcurrency: 2 })
+  t.same(report.resources.map(r => [new URL(r.url).pathname, r.outcome, r.attempts]), [['/slow', 'new', 1], ['/drain', 'new', 1], ['/after', 'new', 1]])
+  const entries = drained.journal.entries()
+  t.same(entries.map(e => e.url).sort(), ['/after', '/drain', '/slow'], 'each page asked once')
+  const connection = (path: string): number | undefined => entries.find(e => e.url === path)?.connectionId
+  t.equal(connection('/slow'), connection('/drain'), '/slow was in flight on the connection GOAWAY closed')
+  t.not(connection('/after'), connection('/drain'), '/after went on a new connection')
+})
