@@ -46,8 +46,9 @@ export interface Seen {
   connectionId: string
   /** The HTTP version the request came in (`1.1`, `2.0`), when the journal says. */
   httpVersion?: string
-  /** Over HTTP/2: its stream id on the connection. */
+  /** Over HTTP/2: its stream id on the connection, and the streams the client had opened on it (on the connection's last request, all it opened). */
   h2Stream?: number
+  h2StreamsOpened?: number
   cut: boolean
   /** What the server sent: the header block and the body as it went on the wire. */
   headerBytes: number
@@ -152,6 +153,7 @@ export function normaliseEntry (e: JournalEntry): Omit<Seen, 'step'> {
     connectionId: String(e.connectionId),
     ...(e.httpVersion !== undefined ? { httpVersion: e.httpVersion } : {}),
     ...(e.h2Stream !== undefined ? { h2Stream: e.h2Stream } : {}),
+    ...(e.h2StreamsOpened !== undefined ? { h2StreamsOpened: e.h2StreamsOpened } : {}),
     cut: e.cut === true,
     headerBytes: typeof e.headerBytes === 'number' ? e.headerBytes : 0,
     bodyBytes: typeof e.bodyBytes === 'number' ? e.bodyBytes : 0

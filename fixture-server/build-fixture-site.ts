@@ -1,3 +1,5 @@
+import type { Http2SecureServer } from 'node:http2'
+import { tapH2Streams } from './tls/h2-stream-tap.js'
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify'
 import { errors } from '../common/errors.js'
 import { parseDuration } from '../common/units.js'
@@ -132,6 +134,8 @@ export function buildFixtureSite (site?: SiteDefinition | null, options: Fixture
       exposeHeadRoutes: true,
       return503OnClosing: false
     })
+    // first: Node.js's HTTP/2 listener is handed a tap that counts the streams a client opens
+    if (credentials !== undefined && h2 !== 'off') tapH2Streams(app.server as unknown as Http2SecureServer)
     if (credentials !== undefined) noteTlsFailures(app.server, ctx)
     attachJournal(app, ctx)
     app.setErrorHandler((err: FastifyError, request, reply) => {

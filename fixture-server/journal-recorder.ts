@@ -1,3 +1,5 @@
+import type { ServerHttp2Session, ServerHttp2Stream } from 'node:http2'
+import { tapOf } from './tls/h2-stream-tap.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
@@ -118,10 +120,28 @@ export function originForm (target: string): string {
   return rest === '' ? '/' : rest.startsWith('/') ? rest : `/${rest}`
 }
 
-/** Over HTTP/2, the request's stream id: the ids a client opens go up by two, so the ones the journal never saw on a connection were refused before the site had them. */
-function h2StreamOf (raw: FastifyRequest['raw']): { h2Stream?: number } {
-  const stream = (raw as unknown as { stream?: { id?: number } }).stream
-  return raw.httpVersionMajor === 2 && typeof stream?.id === 'number' ? { h2Stream: stream.id } : {}
+/**
+ * Over HTTP/2: the request's stream id, and how many streams the client had opened on
+ * the connection by then (tls/h2-stream-tap.ts), brought up to date on the connection's
+ * last entry when it closes: the streams it opened that the journal never saw were
+ * refused before the site had them.
+ */
+function h2StreamOf (raw: FastifyRequest['raw']): { h2Stream?: number, h2StreamsOpened?: number } {
+  const stream = (raw as unknown as { stream?: ServerHttp2Stream }).stream
+  if (raw.httpVersionMajor !== 2 || typeof stream?.id !== 'number') return {}
+  const tap = tapOf(stream.session as ServerHttp2Session | undefined)
+  return tap === undefined ? { h2Stream: stream.id } : { h2Stream: stream.id, h2StreamsOpened: tap.opened }
+}
+
+const kLastEntry = Symbol('webkrab.lastEntry')
+
+/** Keeps the entry as its HTTP/2 connection's last, to be told the connection's final count of opened streams when it closes. */
+function followConnection (raw: FastifyRequest['raw'], entry: JournalEntry): void {
+  const session = (raw as unknown as { stream?: ServerHttp2Stream }).stream?.session as (ServerHttp2Session & { [kLastEntry]?: JournalEntry }) | undefined
+  const tap = tapOf(session)
+  if (session === undefined || tap === undefined) return
+  if (session[kLastEntry] === undefined) session.once('close', () => { const last = session[kLastEntry]; if (last !== undefined) last.h2StreamsOpened = tap.opened })
+  session[kLastEntry] = entry
 }
 
 /** Over TLS, the name the client asked for by SNI and the protocol ALPN chose; nothing over plain TCP. */
@@ -191,6 +211,7 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
       ...(tlsOf(socket))
     })
     request.journalEntry = entry
+    if (entry.h2StreamsOpened !== undefined) followConnection(raw, entry)
     noteArrival()
     const res = reply.raw as CountedResponse
     // an HTTP/2 stream shares its connection's byte count with every other stream: its bytes are counted as written

@@ -56,6 +56,8 @@ export interface JournalEntry {
   httpVersion?: string
   /** Over HTTP/2: the request's stream id on its connection (client streams are odd and go up by two). */
   h2Stream?: number
+  /** Over HTTP/2: the streams the client had opened on the connection, counted from its frames; on the connection's last entry, all it opened. */
+  h2StreamsOpened?: number
   /** Over TLS: the name the client asked for by SNI (none for an IP address), and the protocol ALPN chose. */
   tls?: { sni: string | null, alpn: string | null }
   /** Server work paid for this request (a site's render cost), ms. */

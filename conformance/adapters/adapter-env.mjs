@@ -57,7 +57,6 @@ export function readStep () {
   return { urls, headers, options: json('WEBKRAB_OPTIONS', {}), stateDir, step, ca }
 }
 
-/** A duration option in seconds (decimals kept), or undefined when the step does not set it. */
 /** The step's `robots` option: 'obey', 'ignore', or undefined when the step sets none. */
 export function robots (options) {
   const v = options.robots
@@ -65,6 +64,14 @@ export function robots (options) {
   return v
 }
 
+/** The step's `http2` option: 'on' (offer HTTP/2 by ALPN), 'off' (HTTP/1.1 only), or undefined when the step sets none. */
+export function http2 (options) {
+  const v = options.http2
+  if (v !== undefined && v !== 'on' && v !== 'off') refuse(`http2 is on or off, not ${JSON.stringify(v)}`)
+  return v
+}
+
+/** A duration option in seconds (decimals kept), or undefined when the step does not set it. */
 export function seconds (options, name) {
   return options[name] === undefined ? undefined : parseDuration(options[name], name) / 1000
 }

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { bytes, count, crawlerDir, readStep, runCrawler, seconds } from './adapter-env.mjs'
+import { bytes, count, crawlerDir, http2, readStep, runCrawler, seconds } from './adapter-env.mjs'
 
 const { urls, headers, options, stateDir, ca } = readStep()
 const dir = crawlerDir(stateDir, 'curl')
@@ -32,6 +32,8 @@ const perUrl = url => {
   for (const [name, value] of headers) a.push('--header', `${name}: ${value}`)
   // over TLS, the CA the site's certificates are signed by; curl verifies as it ships
   if (ca !== null) a.push('--cacert', ca)
+  // over TLS, HTTP/2 by ALPN (--http2, curl's own default for https) or HTTP/1.1 only
+  if (http2(options) !== undefined) a.push(http2(options) === 'on' ? '--http2' : '--http1.1')
   if (redirects !== undefined) a.push('--max-redirs', String(redirects))
   // --retry: the attempts after the first; curl retries 408, 429, 5xx and timeouts, and reads Retry-After
   if (attempts !== undefined) a.push('--retry', String(Math.max(0, attempts - 1)))

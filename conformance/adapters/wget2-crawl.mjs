@@ -3,7 +3,7 @@
 // once. Files are kept under {state}/wget2/ with -N, so the
 // next step sends If-Modified-Since with the date wget2 set the file to (the
 // response's Last-Modified); wget2 keeps no ETag and has no cache.
-import { bytes, crawlerDir, count, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
+import { bytes, crawlerDir, count, http2, readStep, robots, runCrawler, seconds } from './adapter-env.mjs'
 
 const { urls, headers, options, stateDir, ca } = readStep()
 const dir = crawlerDir(stateDir, 'wget2')
@@ -31,6 +31,8 @@ num('--wait', seconds(options, 'politeness-delay'))
 num('--quota', bytes(options, 'max-bytes'))
 // --robots (on by default) keeps to each origin's robots.txt while wget2 recurses
 if (robots(options) !== undefined) args.push(robots(options) === 'obey' ? '--robots' : '--no-robots')
+// over TLS, HTTP/2 by ALPN (wget2's default) or HTTP/1.1 only
+if (http2(options) !== undefined) args.push(http2(options) === 'on' ? '--http2' : '--no-http2')
 args.push('--', ...urls)
 
 // wget2 has no run deadline: a step with max-duration ends it when it is reached.
