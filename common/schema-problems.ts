@@ -32,11 +32,13 @@ const compiled = new Map<string, CompiledSchema>()
  * is the schema's own `$schema` (2020-12 or draft-07). With `definition`, the check is
  * that definition of the file (`robots` of the site schema, say). Compiled once per file.
  */
-export function compileSchemaFile (file: string, definition?: string): CompiledSchema {
-  const id = definition === undefined ? file : `${file}#${definition}`
+export function compileSchemaFile (file: string, definition?: string, patch?: { name: string, apply: (schema: Record<string, unknown>) => void }): CompiledSchema {
+  const id = `${definition === undefined ? file : `${file}#${definition}`}${patch === undefined ? '' : `+${patch.name}`}`
   const known = compiled.get(id)
   if (known !== undefined) return known
   const schema = JSON.parse(readFileSync(file, 'utf8')) as { $schema?: string, $id?: string }
+  // a part of the schema made by code (from a table the code holds), in place of the file's copy
+  patch?.apply(schema)
   const draft2020 = String(schema.$schema).includes('2020-12')
   const options = { allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true }
   const ajv = draft2020 ? new Ajv2020(options) : new Ajv(options)

@@ -1,3 +1,4 @@
+import { scenarioOptionsSchema } from '../crawler/run/crawl-option-table.js'
 import { lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path'
 import { closestName } from '../common/closest-name.js'
@@ -20,6 +21,12 @@ export const SCENARIO_SCHEMA_PATH = fromRoot('conformance', 'schema', 'scenario.
 export const SCENARIOS_DIR = fromRoot('scenarios')
 
 const STEP_TYPES: readonly StepType[] = ['crawl', 'advance', 'change', 'reset', 'wait']
+
+/** A crawl step's `options` are validated against the crawl option table's scenario options (the file carries the same for editors, held to it by a test). */
+const STEP_OPTIONS_FROM_TABLE = {
+  name: 'crawl-option-table',
+  apply: (schema: Record<string, unknown>): void => { (schema.definitions as Record<string, unknown>).crawlOptions = scenarioOptionsSchema() }
+}
 
 
 /** At most this many scenario files are read from the paths given. */
@@ -138,7 +145,7 @@ export async function loadScenarioFile (file: string, options: LoadOptions = {})
 /** Parses scenario text; `file` names it in messages and anchors relative `site:` files. */
 export async function parseScenario (text: string, file: string, options: LoadOptions = {}): Promise<Scenario> {
   const src = parseYamlSource(text, file)
-  const { validate, schema } = compileSchemaFile(SCENARIO_SCHEMA_PATH)
+  const { validate, schema } = compileSchemaFile(SCENARIO_SCHEMA_PATH, undefined, STEP_OPTIONS_FROM_TABLE)
   if (!validate(src.value)) throw schemaError(src, validate.errors ?? [], errors.WEBKRAB_ERR_BAD_SCENARIO, schema)
   const raw = src.value as Record<string, unknown>
   const bad = (path: Array<string | number>, what: string, key?: string): Error =>

@@ -1,3 +1,4 @@
+import type { ScenarioCrawlOptions } from '../crawler/run/crawl-option-table.js'
 import type { YamlPosition } from '../common/yaml-diagnostics.js'
 
 /**
@@ -158,37 +159,11 @@ export type Assertion = AssertionBody & {
   pos: SourcePos
 }
 
-/** Crawl options, named as `webkrab crawl`'s flags (without the dashes). */
-export interface CrawlOptions {
-  'revalidate-always'?: boolean
-  retain?: 'body' | 'headers' | 'none'
-  change?: 'strict' | 'semantic'
-  plan?: boolean
-  /** Requests per origin per day under the revisit planner (implies `plan`). */
-  'plan-budget'?: number
-  'max-duration'?: string
-  'max-requests'?: number
-  'max-bytes'?: string | number
-  'max-body-bytes'?: string | number
-  'max-decompressed-bytes'?: string | number
-  'max-redirects'?: number
-  'max-attempts'?: number
-  concurrency?: number
-  'per-origin-concurrency'?: number
-  'connect-timeout'?: string
-  'response-timeout'?: string
-  'idle-timeout'?: string
-  'politeness-delay'?: string
-  robots?: 'obey' | 'ignore'
-  'crawl-delay'?: 'honour' | 'ignore'
-  'max-crawl-delay'?: string
-  http2?: 'on' | 'off'
-  /** Origin names (`main`, `offsite`) or URLs. */
-  scope?: string[]
-}
+/** A crawl step's options, named as `webkrab crawl`'s flags (without the dashes): the crawl option table's scenario options. */
+export type StepOptions = ScenarioCrawlOptions
 
 export interface CrawlStep {
-  crawl: { urls: string[], headers?: Record<string, string>, options?: CrawlOptions, timeout?: string }
+  crawl: { urls: string[], headers?: Record<string, string>, options?: StepOptions, timeout?: string }
 }
 export interface AdvanceStep { advance: string }
 export interface ChangeStep { change: { path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string } }

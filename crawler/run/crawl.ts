@@ -18,7 +18,7 @@ import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } f
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-end.js'
 import { Frontier, type FrontierAbandoned, type FrontierOptions, type FrontierState } from '../store/frontier.js'
-import { CRAWL_OPTION_TABLE } from './crawl-option-table.js'
+import { frontierOptionsOf, reportedOptionsOf } from './option-values.js'
 import { OriginWindow, type Standing } from './origin-window.js'
 import { readUrlsFile, streamUrlsFile, vetUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
@@ -191,35 +191,13 @@ class CrawlRun {
     if (this.opts.urlsFile !== null) yield * streamUrlsFile(this.opts.urlsFile)
   }
 
-  /**
-   * What else a resumed run must share with the run it resumes: every option that changes
-   * what is asked. The pace (concurrency, the politeness delay) and the run's own budgets
-   * (its duration, requests and bytes) may change: a resume goes on at the new ones.
-   * Beside it, every option's value by flag, so a run can say what differs.
-   */
-  private frontierOptions (): FrontierOptions {
-    const { opts } = this
-    const { concurrency, perOriginConcurrency, politenessDelayMs, maxDurationMs, maxRequests, maxBytes, ...asked } = opts.budgets
-    const budgets = opts.scopeFromSeeds ? { ...asked, scope: null } : asked
-    const resumeKey = JSON.stringify({ budgets, requestHeaders: opts.requestHeaders, retain: opts.retain, change: opts.change, revalidateAlways: opts.revalidateAlways, plan: opts.plan, planBudget: opts.planBudget, importance: opts.importance, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs })
-    const values: Record<string, unknown> = {}
-    const resolved = opts as unknown as Record<string, unknown>
-    const budgetValues = opts.budgets as unknown as Record<string, unknown>
-    for (const row of CRAWL_OPTION_TABLE) {
-      if (row.option === 'store' || row.option === 'report' || row.option === 'fresh' || row.option === 'forgetDeferrals') continue
-      if (row.option === 'scope' && opts.scopeFromSeeds) continue
-      values[row.flag] = row.option in budgetValues ? budgetValues[row.option] : row.option === 'userAgent' ? opts.requestHeaders['user-agent'] : resolved[row.option]
-    }
-    return { resumeKey, values }
-  }
-
   async execute (): Promise<void> {
     const { opts } = this
     // the seeds stream into the store's frontier (duplicates collapse there); the first
     // ones go in the report's run-start, the rest are counted
     const first: string[] = []
     const scope = new Set(opts.budgets.scope)
-    const frontier = await Frontier.fill(this.store, this.seeds(), this.frontierOptions(), opts.fresh, url => {
+    const frontier = await Frontier.fill(this.store, this.seeds(), frontierOptionsOf(opts), opts.fresh, url => {
       if (first.length < INLINE_RESOURCE_LIMIT) first.push(url)
       if (opts.scopeFromSeeds) {
         const origin = originOf(url)
@@ -248,7 +226,7 @@ class CrawlRun {
       ...(resumed === null ? {} : { resumed: { startedAt: resumed.startedAt, doneCount: resumed.doneCount, done: resumed.done } }),
       store: opts.store,
       budgets: opts.budgets,
-      options: { change: opts.change, retain: opts.retain, revalidateAlways: opts.revalidateAlways, plan: opts.plan, headers: opts.headers, planBudget: opts.planBudget, robots: opts.robots, crawlDelay: opts.crawlDelay, maxCrawlDelayMs: opts.maxCrawlDelayMs, http2: opts.http2 }
+      options: reportedOptionsOf(opts)
     })
     const onAbort = (): void => {
       this.stopRun('the run was interrupted', 'interrupted')
