@@ -69,7 +69,7 @@ export interface CrawlOptions {
   maxCrawlDelayMs?: number
   /** A PEM file of CA certificates trusted beside Node.js's own (for a site whose CA is its own, as the fixture site's under --tls). */
   caFile?: string
-  /** `on`: offer HTTP/2 by ALPN on https origins (undici's HTTP/2); `off` (default): HTTP/1.1 only. */
+  /** `on`: offer HTTP/2 by ALPN on https origins (on node:http2, fetch/h2-dispatcher.ts); `off` (default): HTTP/1.1 only. */
   http2?: Http2Mode
   /** Progress and report building. */
   onEvent?: (event: CrawlEvent) => void
