@@ -1,8 +1,7 @@
 import { formatDuration } from '../../common/units.js'
 import type { ErrorKind } from '../../common/errors.js'
 import { backoffDelay, jitterFor, DEFAULT_BACKOFF, type BackoffOptions, type Random } from './backoff.js'
-import type { RetryAfter } from '../../common/retry-after.js'
-import { retryAfterSignal } from './retry-after.js'
+import { describeRetryAfterValue, MAX_RAW_LENGTH, type RetryAfter } from '../../common/retry-after.js'
 
 /**
  * What to do after an attempt: a pure function of the response (or the error),
@@ -214,4 +213,14 @@ export function decideRetry (input: RetryInput): RetryDecision {
     return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `${status}: a client error is not retried (RFC 9110 section 15.5)` }
   }
   return { action: 'give-up', outcome: 'failed', signal, deferOrigin: null, reason: `${status}: not a final status this crawler can use (RFC 9110 section 15)` }
+}
+
+/** The server's signal as the report shows it: `429 Retry-After: 600`, `503 without Retry-After`. */
+export function retryAfterSignal (status: number | null, retryAfter: RetryAfter): string {
+  const head = status === null ? 'network error' : String(status)
+  switch (retryAfter.kind) {
+    case 'absent': return `${head} without Retry-After`
+    case 'invalid': return `${head} Retry-After: ${describeRetryAfterValue(retryAfter.raw)} (invalid, ignored)`
+    default: return `${head} Retry-After: ${retryAfter.raw.length > MAX_RAW_LENGTH ? `${retryAfter.raw.slice(0, MAX_RAW_LENGTH)}…` : retryAfter.raw}`
+  }
 }

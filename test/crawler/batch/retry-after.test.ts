@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { parseRetryAfter, MAX_RETRY_AFTER_MS } from '../../../common/retry-after.js'
-import { retryAfterSignal } from '../../../crawler/policy/retry-after.js'
+import { retryAfterSignal } from '../../../crawler/policy/retry.js'
 import { formatHttpDate } from '../../../common/http-date.js'
 
 const SERVER_DATE = Date.UTC(1994, 10, 6, 8, 49, 37)
