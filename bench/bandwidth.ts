@@ -207,7 +207,7 @@ export async function runBandwidthBench (raw: Record<string, unknown> = {}, hook
         for (let d = 0; d < o.days; d++) {
           site.advanceDay()
           // the planner way: one `crawl --plan --plan-budget N` a site day over the store the first
-          // full crawl filled, the reference crawler's own path (crawler/plan-run.ts). It brings back
+          // full crawl filled, the reference crawler's own path (crawler/run/plan-run.ts). It brings back
           // every page the store holds for the origin, asks the first to read the site's clock, and
           // spends the day's budget as its planner says (revalidations, refetches, audits); all of it
           // reaches the server, so all of it is in the figures. The other ways take the day's pages in turn.

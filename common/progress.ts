@@ -144,7 +144,7 @@ export function createProgress (options: ProgressOptions): Progress {
   }
 }
 
-/** The crawl events (crawler/crawl-events.ts) the crawl's progress reads, by shape, so that common/ imports nothing of the crawler. */
+/** The crawl events (crawler/run/crawl-events.ts) the crawl's progress reads, by shape, so that common/ imports nothing of the crawler. */
 export interface CrawlProgressEvent {
   type: string
   exchange?: { kind?: string, bytes: { headers: number, body: number } }

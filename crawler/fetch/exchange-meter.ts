@@ -32,8 +32,8 @@ interface RequestHandler {
  * `request()`'s handler with the meter's two moments added, in the same handler
  * shape, so undici passes it to the connection as it is. (An interceptor made with
  * `compose` would have undici translate every event into its newer handler shape
- * and back again for each request: about a tenth of the fetch path's CPU, for
- * two callbacks.) The connection calls onConnect as it writes the request
+ * and back again for each request, a cost in the fetch path's CPU out of all
+ * proportion to two callbacks.) The connection calls onConnect as it writes the request
  * (lib/dispatcher/client-h1.js), where the newer shape's onRequestStart comes.
  */
 class MeteredHandler implements RequestHandler {

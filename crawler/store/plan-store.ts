@@ -5,7 +5,7 @@ import type { SitePrior } from '../planning/site-prior.js'
 
 /**
  * The revisit planner's state in the crawler's store (tables of schema v3,
- * crawler/store-migrations.ts): per origin the budget ledger and the fitted
+ * crawler/store/store-migrations.ts): per origin the budget ledger and the fitted
  * site prior, per resource variant its estimate and what audits found. Derived
  * data: a value that does not read back as what it should be is treated as
  * absent (the planner starts afresh) rather than failing the run.

@@ -114,7 +114,7 @@ export const migrations: readonly Migration[] = [
     up: db => {
       db.exec(`
         -- Per origin (crawl --plan): the daily budget's ledger, the day (days since the epoch
-        -- in the origin's clock, crawler/plan-budget.ts) and the requests made in it, and the
+        -- in the origin's clock, crawler/decide/plan-budget.ts) and the requests made in it, and the
         -- site prior fitted to the origin's histories after the last run (JSON, planning/site-prior.ts).
         CREATE TABLE plan_origins (
           origin TEXT PRIMARY KEY,

@@ -200,7 +200,7 @@ export class Store {
   }
 
   /**
-   * The connection, for the tables another module owns (crawler/plan-store.ts): its
+   * The connection, for the tables another module owns (crawler/store/plan-store.ts): its
    * writes share this store's transactions and commit grouping.
    */
   get connection (): Database.Database {
