@@ -1,3 +1,4 @@
+import { kServed } from './served-socket.js'
 import type { ServerHttp2Session, ServerHttp2Stream } from 'node:http2'
 import { tapOf } from './tls/h2-stream-tap.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -22,8 +23,6 @@ declare module 'fastify' {
 export const ADMIN_PREFIX = '/_webkrab/'
 
 const kConnectionId = Symbol('webkrab.connectionId')
-/** Set on a connection once any request came on it (an admin one too): a TLS connection closed without one is journalled apart. */
-export const kServed = Symbol('webkrab.served')
 const kPeerEnded = Symbol('webkrab.peerEnded')
 type TaggedSocket = Socket & { [kConnectionId]?: number, [kPeerEnded]?: boolean, [kServed]?: boolean }
 

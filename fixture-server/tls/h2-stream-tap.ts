@@ -1,7 +1,7 @@
 import type { Http2SecureServer, ServerHttp2Session } from 'node:http2'
 import { Duplex } from 'node:stream'
 import type { TLSSocket } from 'node:tls'
-import { kServed } from '../journal-recorder.js'
+import { kServed } from '../served-socket.js'
 
 /**
  * How many streams a client opened on an HTTP/2 connection, counted from its frames.

@@ -1,7 +1,7 @@
 import type { Server } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { TLSSocket } from 'node:tls'
-import { kServed } from '../journal-recorder.js'
+import { kServed } from '../served-socket.js'
 import { originNow, type OriginContext } from '../site-state.js'
 
 /**
