@@ -1,5 +1,5 @@
-import { createProgress, type Progress, type ProgressStream } from '../common/progress.js'
-import { meterRequests } from '../common/request-meter.js'
+import { createProgress, type Progress, type ProgressStream } from '../common/terminal/progress.js'
+import { meterRequests } from './request-meter.js'
 
 /** Where a benchmark draws its progress: stderr, and the environment that says whether to (CI, NO_COLOR). */
 export interface BenchProgressOptions {

@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander'
 import { isWebkrabError } from '../common/errors.js'
 import { version } from '../common/version.js'
 import { stripControls } from '../reports/strip-controls.js'
-import { listedLinesOf } from '../common/listed-error.js'
+import { listedLinesOf } from './listed-error.js'
 
 /**
  * Each command's part, loaded only when that command runs (all of them for help and

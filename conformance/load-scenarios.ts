@@ -10,7 +10,7 @@ import {
   ASSERTION_TYPES, LEVEL_RANK, REPORT_ASSERTIONS, levelOfBasis, type Assertion, type AssertionType, type Basis, type Level, type Scenario, type Score, type Step, type StepType
 } from './scenario-types.js'
 import { linearRegExpProblem } from '../common/linear-regex.js'
-import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from '../common/yaml-diagnostics.js'
+import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError, type YamlSource } from '../common/yaml/yaml-diagnostics.js'
 import { citedRules, loadRules } from './rules.js'
 import { parseSiteAt, loadSiteFileAt, originNamesOf } from './site-driver.js'
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { errors } from '../common/errors.js'
 import { fromRoot } from '../common/paths.js'
-import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError } from '../common/yaml-diagnostics.js'
+import { compileSchemaFile, formatPos, parseYamlSource, positionOf, schemaError } from '../common/yaml/yaml-diagnostics.js'
 
 export const RULES_PATH = fromRoot('conformance', 'rules.yaml')
 export const RULES_SCHEMA_PATH = fromRoot('conformance', 'schema', 'rules.schema.json')

@@ -15,7 +15,7 @@ import type { Assertion, Scenario, Step } from './scenario-types.js'
 import { pathMatches, scenarioPath } from './select-requests.js'
 import { isConditional } from './checks/request-headers.js'
 import { isOwnRequestPath, startSite, type RunningSite, type Seen, type SiteOrigin, type SiteTiming } from './site-driver.js'
-import { formatPos } from '../common/yaml-diagnostics.js'
+import { formatPos } from '../common/yaml/yaml-diagnostics.js'
 import { CLOCK_PROBES } from './adapters/child-env.js'
 
 /** A crawl step gets this long unless the step or the adapter says otherwise. */

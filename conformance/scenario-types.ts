@@ -1,5 +1,5 @@
 import type { ScenarioCrawlOptions } from '../crawler/run/crawl-option-table.js'
-import type { YamlPosition } from '../common/yaml-diagnostics.js'
+import type { YamlPosition } from '../common/yaml/yaml-diagnostics.js'
 
 /**
  * The shape of a scenario once loaded: the YAML of `scenarios/<concern>/<id>.yaml`

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
-import { wantsColor } from '../common/color.js'
+import { wantsColor } from '../common/terminal/color.js'
 import { parseDuration, parseSize } from '../common/units.js'
 import type { FetchReport } from '../reports/report-types.js'
 import { CRAWL_OPTION_TABLE, type CrawlOptionRow } from './run/crawl-option-table.js'
@@ -128,7 +128,7 @@ export function registerCrawl (program: Command): void {
       // the process's memory follows what the run keeps, not V8's widest headroom (heap-growth.ts)
       limitHeapGrowth()
       const { crawl } = await import('./run/crawl.js')
-      const { crawlProgress } = await import('../common/progress.js')
+      const { crawlProgress } = await import('../common/terminal/progress.js')
       // done, in flight, deferred and bytes on a terminal; silent when piped, in CI, with NO_COLOR or --quiet
       const progress = crawlProgress({ stream: process.stderr, total: resolved.urlsFile === null ? resolved.urls.length : undefined, label: 'crawl', quiet: flags.quiet === true })
       const onEvent = (event: CrawlEvent): void => { progress.onEvent(event) }

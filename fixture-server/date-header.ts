@@ -1,6 +1,6 @@
-import { formatHttpDate, MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS } from '../common/http-date.js'
+import { formatHttpDate, MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS } from '../common/http/http-date.js'
 
-// The site's Date header, written with the one HTTP-date implementation the crawler reads with (common/http-date.ts).
+// The site's Date header, written with the one HTTP-date implementation the crawler reads with (common/http/http-date.ts).
 
 // two entries: a response formats both Date and a Last-Modified, so one would thrash
 let secondA = Number.NaN

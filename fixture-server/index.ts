@@ -4,7 +4,7 @@ export { Journal, type JournalEntry, type JournalOptions, type WaitForOptions } 
 export { SiteClock, DEFAULT_CLOCK_START, parseSiteTime, type SiteClockOptions } from './site-clock.js'
 export { evaluatePreconditions, parseEntityTags, weakMatch, strongMatch, type PreconditionRequest, type PreconditionResult, type Validators } from './preconditions.js'
 export { httpDate } from './date-header.js'
-export { parseHttpDate } from '../common/http-date.js'
+export { parseHttpDate } from '../common/http/http-date.js'
 export { SiteState, CHANGE_KINDS, type ChangeKind, type ContentRevision, type OriginContext, type SiteActivity, type ActivityCounts } from './site-state.js'
 export { BUILT_IN_SITE, originsOf, type SiteDefinition, type OriginDefinition, type RouteDefinition, type SequenceStep, type ChangeDefinition, type EtagStrategy, type LastModifiedStrategy, type Duration } from './site-definition.js'
 export { CATALOGUE, ADMIN_PATHS, type CatalogueEntry, type AdminEntry } from './catalogue.js'

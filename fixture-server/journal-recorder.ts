@@ -8,8 +8,8 @@ import { performance } from 'node:perf_hooks'
 import type { JournalEntry } from './journal.js'
 import { httpDate } from './date-header.js'
 import { latenessBound, nextOrder, noteArrival, noteEnd, precisionWanted } from './loop-lateness.js'
-import { parseRetryAfter } from '../common/retry-after.js'
-import { parseHttpDate } from '../common/http-date.js'
+import { parseRetryAfter } from '../common/http/retry-after.js'
+import { parseHttpDate } from '../common/http/http-date.js'
 import { originNow, type OriginContext } from './site-state.js'
 
 declare module 'fastify' {

@@ -1,4 +1,4 @@
-import { MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS } from '../common/http-date.js'
+import { MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS } from '../common/http/http-date.js'
 
 /**
  * Every bound the fixture site puts on what a site file, a query parameter or an admin

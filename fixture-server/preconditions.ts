@@ -1,5 +1,5 @@
-import { parseEntityTagList, strongMatch, weakMatch } from '../common/entity-tag.js'
-import { parseHttpDate } from '../common/http-date.js'
+import { parseEntityTagList, strongMatch, weakMatch } from '../common/http/entity-tag.js'
+import { parseHttpDate } from '../common/http/http-date.js'
 
 /** The validators of the selected representation. */
 export interface Validators {

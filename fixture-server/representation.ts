@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { brotliCompressSync, deflateSync, gzipSync, constants as zlibConstants } from 'node:zlib'
-import { weightedList } from '../common/header-lists.js'
+import { weightedList } from '../common/http/header-lists.js'
 import { httpDate } from './date-header.js'
 import { evaluatePreconditions } from './preconditions.js'
 import type { OriginContext } from './site-state.js'

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises'
 import type { ErrorObject } from 'ajv'
 import { closestName } from '../common/closest-name.js'
 import { errors } from '../common/errors.js'
-import { parseYamlDocument, yamlValue } from '../common/yaml-tags.js'
+import { parseYamlDocument, yamlValue } from '../common/yaml/yaml-tags.js'
 import { fromRoot } from '../common/paths.js'
 import { formatDuration, parseDuration, parseSize } from '../common/units.js'
 import { CATALOGUE } from './catalogue.js'
@@ -11,7 +11,7 @@ import { robotsProblems } from './robots-spec.js'
 import { MAX_PERIOD_MS, MAX_POISSON_RATE_PER_MS, MAX_RETRY_AFTER_SECONDS, MAX_ROUTES, MAX_SITE_FILE_BYTES, MAX_SITE_TIME_MS, MAX_WAIT_MS, MIN_SITE_TIME_MS } from './limits.js'
 import { isoOrEpoch, MIN_CLOCK_START_MS, DEFAULT_CLOCK_START } from './site-clock.js'
 import { originsOf, type OriginDefinition, type SiteDefinition } from './site-definition.js'
-import { compileSchemaFile, formatPos, humanPath, listedError, pathToPointer, positionOf, problemText, schemaError, schemaProblems, type YamlSource } from '../common/yaml-diagnostics.js'
+import { compileSchemaFile, formatPos, humanPath, listedError, pathToPointer, positionOf, problemText, schemaError, schemaProblems, type YamlSource } from '../common/yaml/yaml-diagnostics.js'
 
 const MAX_PAGE_SIZE = 16 * 1024 * 1024
 

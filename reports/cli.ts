@@ -10,7 +10,7 @@ import { renderMarkdown, renderMarkdownView } from './render-md.js'
 import { renderHtml, renderHtmlView } from './render-html.js'
 import { reportToHar, journalToHar, harText, type HarJournalEntry } from './render-har.js'
 import { viewOpen } from './report-view.js'
-import { wantsColor } from '../common/color.js'
+import { wantsColor } from '../common/terminal/color.js'
 
 export const REPORT_FORMATS = ['terminal', 'md', 'html', 'har'] as const
 export type ReportFormat = typeof REPORT_FORMATS[number]

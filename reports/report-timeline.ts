@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../common/http-date.js'
+import { parseHttpDate } from '../common/http/http-date.js'
 import { formatBytes } from '../common/units.js'
 import type { Exchange, FetchReport } from './report-types.js'
 import { palette, type TimelineLane, type TimelineMarker, type TimelineOptions } from './page-kit.js'

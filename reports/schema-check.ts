@@ -1,4 +1,4 @@
-import { compileSchemaFile, pathToPointer, schemaProblems, type SchemaProblem } from '../common/schema-problems.js'
+import { compileSchemaFile, pathToPointer, schemaProblems, type SchemaProblem } from '../common/yaml/schema-problems.js'
 
 /** A place a value breaks a schema: a JSON pointer (RFC 6901) and a sentence. */
 export interface SchemaFailure {
@@ -6,7 +6,7 @@ export interface SchemaFailure {
   pointer: string
   /** The value the broken rule is about (for a missing or unknown field, the object holding it), as the message names it. */
   at: string
-  /** What is wrong there, worded as for every other WebKrab file (common/schema-problems.ts). */
+  /** What is wrong there, worded as for every other WebKrab file (common/yaml/schema-problems.ts). */
   message: string
 }
 
@@ -19,7 +19,7 @@ function failureOf (p: SchemaProblem): SchemaFailure {
 
 /**
  * Every failure of `value` against the schema in `schemaPath` (compiled once, with
- * the one Ajv set-up of common/schema-problems.ts), each distinct place and problem
+ * the one Ajv set-up of common/yaml/schema-problems.ts), each distinct place and problem
  * once (one missing field in 267 resources is 267 places, one message per place).
  */
 function failures (schemaPath: string, value: unknown, definition?: string): SchemaFailure[] {

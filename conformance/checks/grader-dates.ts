@@ -1,7 +1,7 @@
 /**
  * The grader's own reading of HTTP-date and Retry-After (RFC 9110 sections 5.6.7 and
  * 10.2.3), written apart from the one the crawler and the fixture site share
- * (common/http-date.ts, common/retry-after.ts): the examiner does not use the
+ * (common/http/http-date.ts, common/http/retry-after.ts): the examiner does not use the
  * examinee's parser, so a bug in one cannot grade itself a pass. It splits the value
  * into tokens where the shared parser matches patterns, and lets Date.UTC do the
  * calendar where the shared one counts days itself. test/conformance/grader-dates.test.ts

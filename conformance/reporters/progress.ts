@@ -1,4 +1,4 @@
-import { createProgress, type ProgressStream } from '../../common/progress.js'
+import { createProgress, type ProgressStream } from '../../common/terminal/progress.js'
 import { isFailure } from '../grade-scenario.js'
 import type { ScenarioResult } from '../run-scenario.js'
 
@@ -11,7 +11,7 @@ export interface SuiteProgress {
 }
 
 /**
- * The suite's progress line on a terminal, drawn by common/progress.ts: scenarios
+ * The suite's progress line on a terminal, drawn by common/terminal/progress.ts: scenarios
  * done of all with an estimate of the time left, running, waiting to start,
  * failing, and the bytes the fixture sites sent; silent when piped, in CI, with
  * NO_COLOR or --quiet. A scenario timed again alone at the end shows as such.

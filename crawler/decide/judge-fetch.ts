@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../../common/http-date.js'
+import { parseHttpDate } from '../../common/http/http-date.js'
 import { judgeAudit, type AuditJudgement } from '../planning/audit.js'
 import type { ChangeHistory } from '../planning/change-history.js'
 import { recordFetch } from '../planning/record-fetch.js'

@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../../common/http-date.js'
+import { parseHttpDate } from '../../common/http/http-date.js'
 import type { Outcome } from '../../reports/report-types.js'
 import { emptyHistory, type ChangeHistory } from '../planning/change-history.js'
 import { recordFetch, type StoredCopy } from '../planning/record-fetch.js'

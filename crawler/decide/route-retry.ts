@@ -1,6 +1,6 @@
 import type { FetchResult } from '../fetch/fetch.js'
 import { decideRetry, type OriginDeferral, type RetryDecision } from '../policy/retry.js'
-import { parseRetryAfter } from '../../common/retry-after.js'
+import { parseRetryAfter } from '../../common/http/retry-after.js'
 import { judgeDate } from '../policy/response-fields.js'
 import { recordTimeout } from '../policy/timeouts.js'
 import { ending, finish, type AnswerRoute, type AnswerStep, type RunSnapshot, type TaskView } from './answer-step.js'

@@ -1,4 +1,4 @@
-import { parseHttpDate } from '../../common/http-date.js'
+import { parseHttpDate } from '../../common/http/http-date.js'
 import { parseVary, formatVary } from './vary.js'
 import { judgeLastModified } from './validators.js'
 

@@ -1,5 +1,5 @@
 import CachePolicy from 'http-cache-semantics'
-import { cacheDirectives } from '../../common/header-lists.js'
+import { cacheDirectives } from '../../common/http/header-lists.js'
 
 /**
  * Freshness and storability from http-cache-semantics, turned into decisions

@@ -1,5 +1,5 @@
-import { parseEntityTag, parseEntityTagList } from '../../common/entity-tag.js'
-import { formatHttpDate, parseHttpDate } from '../../common/http-date.js'
+import { parseEntityTag, parseEntityTagList } from '../../common/http/entity-tag.js'
+import { formatHttpDate, parseHttpDate } from '../../common/http/http-date.js'
 
 /**
  * The header fields of a response as the crawler may rely on them. A hostile or

@@ -1,7 +1,7 @@
 import { formatDuration } from '../../common/units.js'
 import type { ErrorKind } from '../../common/errors.js'
 import { backoffDelay, jitterFor, DEFAULT_BACKOFF, type BackoffOptions, type Random } from './backoff.js'
-import { describeRetryAfterValue, MAX_RAW_LENGTH, type RetryAfter } from '../../common/retry-after.js'
+import { describeRetryAfterValue, MAX_RAW_LENGTH, type RetryAfter } from '../../common/http/retry-after.js'
 
 /**
  * What to do after an attempt: a pure function of the response (or the error),

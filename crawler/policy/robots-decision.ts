@@ -1,7 +1,7 @@
 import { formatDuration } from '../../common/units.js'
 import { robotsReadDue, type RobotsRecord } from './robots-fetch.js'
 import { matchRobots, robotsCrawlDelay } from './robots-match.js'
-import { originOf } from '../../common/origin-of.js'
+import { originOf } from '../../common/http/origin-of.js'
 
 /** The rule that decided, as the report quotes it. */
 export interface RobotsRuleRef {

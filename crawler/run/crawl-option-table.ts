@@ -1,3 +1,4 @@
+import { errors } from '../../common/errors.js'
 import type { Budgets } from '../../reports/report-types.js'
 import type { CrawlOptions } from './crawl-options.js'
 
@@ -107,7 +108,7 @@ export function scenarioOptionsSchema (): Record<string, unknown> {
       case 'size': properties[row.flag] = { ...described, $ref: '#/definitions/size' }; break
       case 'choice': properties[row.flag] = { ...described, enum: [...(row.choices ?? [])] }; break
       case 'origins': properties[row.flag] = { ...described, type: 'array', items: { type: 'string', minLength: 1 } }; break
-      default: throw new Error(`a scenario option of kind ${row.value} has no schema (${row.flag})`)
+      default: throw errors.WEBKRAB_ERR_INTERNAL(`the crawl option table's scenario option ${row.flag} is of kind ${row.value}, which a scenario cannot write`)
     }
   }
   return { type: 'object', additionalProperties: false, properties }

@@ -29,7 +29,7 @@ import { Store, type StoredDeferral } from '../store/store.js'
 import { RobotsReader } from './robots-reader.js'
 import { decideRobots } from '../policy/robots-decision.js'
 import type { StoredRecord } from '../store/stored-record.js'
-import { originOf } from '../../common/origin-of.js'
+import { originOf } from '../../common/http/origin-of.js'
 
 /**
  * The run loop: wires the pure policies, the one fetch path and the store

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { isAlias, isMap, isScalar, type Node } from 'yaml'
 import { errors } from '../../common/errors.js'
-import { parseYamlDocument } from '../../common/yaml-tags.js'
+import { parseYamlDocument } from '../../common/yaml/yaml-tags.js'
 
 /**
  * `webkrab crawl --plan --importance FILE`: the operator's weight per URL, a

@@ -19,7 +19,7 @@ import { decideVisit } from '../policy/visit.js'
 import { validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import type { Store } from '../store/store.js'
 import type { StoredRecord } from '../store/stored-record.js'
-import { originOf } from '../../common/origin-of.js'
+import { originOf } from '../../common/http/origin-of.js'
 
 /** What the plan says of one resource this run. */
 interface PlanEntry {

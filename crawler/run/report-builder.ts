@@ -4,7 +4,7 @@ import {
   type IncompleteEntry, type OriginRobots, type OriginSummary, type ResourceReport, type ResumedRun, type RunSummary, type StoppedBy
 } from '../../reports/report-types.js'
 import type { CrawlEvent } from './crawl-events.js'
-import { originOf as parsedOrigin } from '../../common/origin-of.js'
+import { originOf as parsedOrigin } from '../../common/http/origin-of.js'
 
 /** Where each resource and exchange goes as it ends (report-parts.ts writes them as NDJSON). */
 export interface ReportSink {

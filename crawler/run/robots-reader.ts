@@ -8,7 +8,7 @@ import type { CrawlEvent } from './crawl-events.js'
 import type { ResolvedOptions } from './crawl-options.js'
 import type { OriginClocks } from './origin-clocks.js'
 import { exchangeOf } from './exchange-of.js'
-import { originOf } from '../../common/origin-of.js'
+import { originOf } from '../../common/http/origin-of.js'
 
 /**
  * Decoded bytes of robots.txt kept: the parsing limit (RFC 9309 section 2.5, "at least

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { compileSchemaFile, pathToPointer, schemaProblems, type CompiledSchema } from '../../common/schema-problems.js'
+import { compileSchemaFile, pathToPointer, schemaProblems, type CompiledSchema } from '../../common/yaml/schema-problems.js'
 import { fromRoot } from '../../common/paths.js'
 import { getRoute, queryOf } from '../get-route.js'
 import { badParam, enumParam, intParam, retryAfterParam } from '../query-params.js'

@@ -5,7 +5,7 @@ import { periodicVersion } from '../change-schedule.js'
 import { sendRepresentation } from '../representation.js'
 import { contentHash } from '../seeded.js'
 import { originNow, type OriginContext } from '../site-state.js'
-import { parseHttpDate } from '../../common/http-date.js'
+import { parseHttpDate } from '../../common/http/http-date.js'
 
 const DAY = 86_400_000
 const HTML = 'text/html; charset=utf-8'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { weightedList } from '../../common/header-lists.js'
+import { weightedList } from '../../common/http/header-lists.js'
 import { cataloguePage } from '../catalogue-page.js'
 import { getRoute } from '../get-route.js'
 import { sendRepresentation } from '../representation.js'

@@ -2,7 +2,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-server/index.js'
 import { crawl, type CrawlOptions } from '../../crawler/index.js'
-import { parseHttpDate } from '../../common/http-date.js'
+import { parseHttpDate } from '../../common/http/http-date.js'
 import { DEFAULT_BACKOFF } from '../../crawler/policy/backoff.js'
 
 // Retries and politeness end to end: the reference crawler against the fixture site

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { wantsColor } from '../../../common/color.js'
+import { wantsColor } from '../../../common/terminal/color.js'
 
 t.test('one colour rule for every command: FORCE_COLOR, then NO_COLOR, then a terminal that is not dumb', async t => {
   t.equal(wantsColor({ isTTY: true }, {}), true)

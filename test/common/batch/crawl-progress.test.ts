@@ -1,7 +1,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { crawlProgress } from '../../../common/progress.js'
+import { crawlProgress } from '../../../common/terminal/progress.js'
 import { formatBytes } from '../../../common/units.js'
 import { crawl } from '../../../crawler/index.js'
 import { startFixtureSite } from '../../../fixture-server/index.js'

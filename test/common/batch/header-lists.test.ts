@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { cacheDirectives, parseList, parseQValue, weightedList } from '../../../common/header-lists.js'
+import { cacheDirectives, parseList, parseQValue, weightedList } from '../../../common/http/header-lists.js'
 
 t.test('a list splits at commas outside quoted strings, drops empty elements and reads parameters (RFC 9110 5.6.1, 5.6.4, 5.6.6)', async t => {
   const list = parseList(' , gzip;q=0.5 ,, br ; Q = 1 ,x="a, b; c",y="say \\"hi\\"" ')

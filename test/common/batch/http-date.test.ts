@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { parseHttpDate, formatHttpDate, MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS } from '../../../common/http-date.js'
+import { parseHttpDate, formatHttpDate, MAX_HTTP_DATE_MS, MIN_HTTP_DATE_MS } from '../../../common/http/http-date.js'
 
 // The example of RFC 9110 section 5.6.7, in its three forms.
 const RFC_EXAMPLE_MS = Date.UTC(1994, 10, 6, 8, 49, 37)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { originOf } from '../../../common/origin-of.js'
+import { originOf } from '../../../common/http/origin-of.js'
 
 /** What the URL parser says, or the error's name when it refuses the text. */
 function parsed (url: string): string {

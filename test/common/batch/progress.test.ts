@@ -1,6 +1,6 @@
 import t from 'tap'
-import { createProgress, formatProgressLine, progressEnabled, type ProgressStream } from '../../../common/progress.js'
-import { estimateRemainingMs, formatEta } from '../../../common/eta.js'
+import { createProgress, formatProgressLine, progressEnabled, type ProgressStream } from '../../../common/terminal/progress.js'
+import { estimateRemainingMs, formatEta } from '../../../common/terminal/eta.js'
 
 function tty (columns = 100): ProgressStream & { writes: string[], next: () => Promise<string> } {
   const writes: string[] = []

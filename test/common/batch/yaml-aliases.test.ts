@@ -1,6 +1,6 @@
 import t from 'tap'
-import { parseYamlDocument, yamlValue } from '../../../common/yaml-tags.js'
-import { parseYamlSource } from '../../../common/yaml-diagnostics.js'
+import { parseYamlDocument, yamlValue } from '../../../common/yaml/yaml-tags.js'
+import { parseYamlSource } from '../../../common/yaml/yaml-diagnostics.js'
 import { parseImportance } from '../../../crawler/run/importance-file.js'
 import { parseSiteYaml } from '../../../fixture-server/index.js'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { formatHttpDate, parseHttpDate } from '../../../common/http-date.js'
-import { parseRetryAfter } from '../../../common/retry-after.js'
+import { formatHttpDate, parseHttpDate } from '../../../common/http/http-date.js'
+import { parseRetryAfter } from '../../../common/http/retry-after.js'
 import { graderHttpDate, graderRetryAfterMs } from '../../../conformance/checks/grader-dates.js'
 
 // The grader reads HTTP-date and Retry-After with code of its own (grader-dates.ts), so a

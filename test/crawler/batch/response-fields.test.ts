@@ -2,7 +2,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { OriginClocks } from '../../../crawler/run/origin-clocks.js'
 import { judgeDate, readResponseFields, MAX_PLAUSIBLE_CLOCK_OFFSET_MS } from '../../../crawler/policy/response-fields.js'
-import { formatHttpDate, parseHttpDate } from '../../../common/http-date.js'
+import { formatHttpDate, parseHttpDate } from '../../../common/http/http-date.js'
 
 const SERVER_NOW = Date.UTC(2026, 0, 1)
 

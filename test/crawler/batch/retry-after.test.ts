@@ -1,8 +1,8 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { parseRetryAfter, MAX_RETRY_AFTER_MS } from '../../../common/retry-after.js'
+import { parseRetryAfter, MAX_RETRY_AFTER_MS } from '../../../common/http/retry-after.js'
 import { retryAfterSignal } from '../../../crawler/policy/retry.js'
-import { formatHttpDate } from '../../../common/http-date.js'
+import { formatHttpDate } from '../../../common/http/http-date.js'
 
 const SERVER_DATE = Date.UTC(1994, 10, 6, 8, 49, 37)
 const LOCAL_NOW = SERVER_DATE + 3_600_000 // the crawler's clock is an hour ahead of the server's

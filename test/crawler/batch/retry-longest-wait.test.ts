@@ -2,7 +2,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
 import { decideRetry, DEFAULT_LONGEST_WAIT_MS, type RetryInput } from '../../../crawler/policy/retry.js'
-import { parseRetryAfter } from '../../../common/retry-after.js'
+import { parseRetryAfter } from '../../../common/http/retry-after.js'
 import { startFixtureSite } from '../../../fixture-server/index.js'
 
 // A Retry-After of 10^12 seconds, or an HTTP-date in the year 9999, must not make a run

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { decideRetry, type RetryInput, type RetryDecision } from '../../../crawler/policy/retry.js'
-import { parseRetryAfter } from '../../../common/retry-after.js'
+import { parseRetryAfter } from '../../../common/http/retry-after.js'
 import { DEFAULT_BACKOFF, seededRandom } from '../../../crawler/policy/backoff.js'
 
 const NOW = 1_000_000

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { formatHttpDate } from '../../../common/http-date.js'
+import { formatHttpDate } from '../../../common/http/http-date.js'
 import { decideRobots, robotsCrawlDelayMs } from '../../../crawler/policy/robots-decision.js'
 import { DEFAULT_ROBOTS_FETCH, judgeRobotsAnswer, robotsConditionalHeaders, robotsReadDue, robotsUrlOf, type RobotsAnswer, type RobotsRecord, type RobotsStep } from '../../../crawler/policy/robots-fetch.js'
 

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { errors } from '../../../common/errors.js'
-import { formatHttpDate } from '../../../common/http-date.js'
+import { formatHttpDate } from '../../../common/http/http-date.js'
 import type { FetchResult } from '../../../crawler/fetch/fetch.js'
 import { DEFAULT_BACKOFF } from '../../../crawler/policy/backoff.js'
 import { startTally } from '../../../crawler/policy/timeouts.js'

@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { collect, openReport, validateReport } from '../../../reports/load-report.js'
 import { fromRoot } from '../../../common/paths.js'
-import { PATTERN_WORDS_KEYWORD } from '../../../common/schema-problems.js'
+import { PATTERN_WORDS_KEYWORD } from '../../../common/yaml/schema-problems.js'
 import type { WebkrabError } from '../../../common/errors.js'
 import type { FetchReport } from '../../../reports/report-types.js'
 import { makeReport } from '../report-factory.js'
@@ -91,7 +91,7 @@ t.test('a split report that still lists resources fails the schema', async t => 
 t.test('resource.schema.json and exchange.schema.json are the report schema\'s own definitions', async t => {
   const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
   addFormatsModule.default(ajv)
-  // the words of a pattern failure, as every WebKrab schema carries them (common/schema-problems.ts)
+  // the words of a pattern failure, as every WebKrab schema carries them (common/yaml/schema-problems.ts)
   ajv.addKeyword({ keyword: PATTERN_WORDS_KEYWORD, schemaType: 'string' })
   ajv.addSchema(JSON.parse(readFileSync(fromRoot('reports', 'schema', 'report.schema.json'), 'utf8')))
   const resource = ajv.compile(JSON.parse(readFileSync(fromRoot('reports', 'schema', 'resource.schema.json'), 'utf8')))

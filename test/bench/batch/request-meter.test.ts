@@ -2,7 +2,7 @@ import t from 'tap'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Agent, request } from 'undici'
-import { meterRequests, type RequestCounts } from '../../../common/request-meter.js'
+import { meterRequests, type RequestCounts } from '../../../bench/request-meter.js'
 
 const BODY = Buffer.alloc(50_000, 'x')
 

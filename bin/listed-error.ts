@@ -1,4 +1,4 @@
-import type { ErrorFactory, WebkrabError } from './errors.js'
+import type { ErrorFactory, WebkrabError } from '../common/errors.js'
 
 /** At most this many problems are listed in one error; the rest are counted. */
 export const MAX_LISTED_PROBLEMS = 20

@@ -1,7 +1,7 @@
 import { isNode, type Document, type LineCounter } from 'yaml'
 import type { ErrorObject } from 'ajv'
-import type { ErrorFactory, WebkrabError } from './errors.js'
-import { listedError } from './listed-error.js'
+import type { ErrorFactory, WebkrabError } from '../errors.js'
+import { listedError } from '../../bin/listed-error.js'
 import { schemaProblems, type SchemaProblem } from './schema-problems.js'
 import { parseYamlDocument, yamlValue } from './yaml-tags.js'
 
@@ -71,7 +71,7 @@ export function formatPos (pos: YamlPosition): string {
   return `${pos.file}:${pos.line}:${pos.column}`
 }
 
-export { listedError, listedLinesOf, MAX_LISTED_PROBLEMS } from './listed-error.js'
+export { listedError, listedLinesOf, MAX_LISTED_PROBLEMS } from '../../bin/listed-error.js'
 export { compileSchemaFile, pathToPointer, pointerToPath, schemaProblems, type CompiledSchema, type SchemaProblem } from './schema-problems.js'
 
 /** `/steps/0/crawl/urls/1` as people read it: `steps[0].crawl.urls[1]`. */

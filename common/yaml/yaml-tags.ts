@@ -1,5 +1,5 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml'
-import { errors } from './errors.js'
+import { errors } from '../errors.js'
 
 /**
  * WebKrab's YAML files (sites, scenarios, adapters) are plain data in the YAML 1.2

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import Ajv2020Module from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { closestName } from './closest-name.js'
+import { closestName } from '../closest-name.js'
 
 // ajv/dist/2020 and ajv-formats are CommonJS: under NodeNext their default export is the module object.
 const Ajv2020 = Ajv2020Module.default

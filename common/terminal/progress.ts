@@ -1,5 +1,5 @@
-import { meterRequests } from './request-meter.js'
-import { formatBytes } from './units.js'
+import { meterRequests } from '../../bench/request-meter.js'
+import { formatBytes } from '../units.js'
 import { estimateRemainingMs, formatEta } from './eta.js'
 
 /**
