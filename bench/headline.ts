@@ -1,6 +1,6 @@
 import { formatBytes } from '../common/units.js'
-import type { BandwidthBenchResult, CrawlerWayResult } from './bandwidth.js'
 import type { WayFigures } from './bandwidth/bandwidth-figures.js'
+import type { BandwidthBenchResult, CrawlerWayResult } from './bandwidth/bandwidth-types.js'
 import type { CrawlerBenchResult } from './crawler.js'
 import type { SchedulerBenchResult } from './scheduler.js'
 import type { ServerBenchResult } from './server.js'
