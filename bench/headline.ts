@@ -2,7 +2,7 @@ import { formatBytes } from '../common/units.js'
 import type { WayFigures } from './bandwidth/bandwidth-figures.js'
 import type { BandwidthBenchResult, CrawlerWayResult } from './bandwidth/bandwidth-types.js'
 import type { CrawlerBenchResult } from './crawler.js'
-import type { SchedulerBenchResult } from './scheduler.js'
+import type { SchedulerBenchResult } from './sim/scheduler-types.js'
 import type { ServerBenchResult } from './server.js'
 import type { SoakResult } from './soak.js'
 
