@@ -7,72 +7,15 @@ import type { CrawlerAdapter } from '../conformance/adapters/adapter-types.js'
 import { resolveCrawler } from '../conformance/adapters/load-adapter.js'
 import { crawl } from '../crawler/run/crawl.js'
 import { bandwidthSite, changeTimes } from './bandwidth/bandwidth-site.js'
-import { wayFigures, type Visit, type WayFigures } from './bandwidth/bandwidth-figures.js'
+import { wayFigures, type Visit } from './bandwidth/bandwidth-figures.js'
 import { renderBandwidthPage } from './bandwidth/bandwidth-page.js'
-import { checkVisitMode, crawlerClock, runCrawlerWay, VISIT_MODES, type CrawlerClock, type VisitMode } from './bandwidth/crawler-way.js'
+import { VISIT_MODES, type BandwidthBenchOptions, type BandwidthBenchResult, type VisitMode } from './bandwidth/bandwidth-types.js'
+import { checkVisitMode, crawlerClock, runCrawlerWay } from './bandwidth/crawler-way.js'
 import { startWaySite } from './bandwidth/way-site.js'
 import type { BenchFlag } from './sim/scheduler-options.js'
 import { writeBenchResults } from './write-results.js'
 
 const DAY = 86_400_000
-
-export type BandwidthWay = 'unconditional' | 'conditional' | 'planner'
-
-export interface BandwidthBenchOptions {
-  pages: number
-  days: number
-  /** Requests per page per day (B/N). */
-  ratio: number
-  rateMedian: number
-  rateSigma: number
-  renderMs: number
-  seed: number
-  /** Share of the pages that answer their first request of each site day 503 with Retry-After: 1. */
-  unavailable: number
-  /** How a crawler given with --crawler is handed its visits. */
-  visits: VisitMode
-  /** How long one site day's run of such a crawler may take. */
-  dayTimeoutMs: number
-  json: boolean
-  out: string | null
-}
-
-/** One of the reference crawler's three ways. */
-export interface ReferenceWayResult {
-  way: BandwidthWay
-  figures: WayFigures
-}
-
-/** Any crawler run as a way of its own (`--crawler`): its figures from the journal, or null when no measured day gave any. */
-export interface CrawlerWayResult {
-  way: 'crawler'
-  crawler: string
-  /** What ran: the command template, or `crawl() in-process`. */
-  command: string
-  version: string | null
-  visits: VisitMode
-  clock: CrawlerClock
-  figures: WayFigures | null
-  /** In one sentence, what the journal shows the crawler did to spend what it spent. */
-  why: string
-  /** The days that gave no figures, each with why. */
-  failures: Array<{ day: number, why: string }>
-  /** Wall time of its runs, and of the whole way. */
-  crawlerSeconds: number
-  seconds: number
-}
-
-export type BandwidthWayResult = ReferenceWayResult | CrawlerWayResult
-
-export interface BandwidthBenchResult {
-  bench: 'bandwidth'
-  parameters: Omit<BandwidthBenchOptions, 'json' | 'out' | 'dayTimeoutMs'> & { requestsPerDay: number, medianBodyBytes: number, meanHeaderBytes: number, dayTimeoutMs: number }
-  ways: BandwidthWayResult[]
-  targets: Array<{ id: string, description: string, value: number, target: number, met: boolean }>
-  seconds: number
-  /** Files written with --out. */
-  files: string[]
-}
 
 export const bandwidthBenchOptions: readonly BenchFlag[] = [
   { flags: '--pages <n>', name: 'pages', default: '1000', help: 'pages on the fixture site' },
@@ -263,3 +206,4 @@ function initialHeaders (visits: readonly Visit[], pages: number, startMs: numbe
 }
 
 export { formatBandwidthTable, wayLabel } from './bandwidth/bandwidth-table.js'
+export type { BandwidthBenchResult, CrawlerWayResult } from './bandwidth/bandwidth-types.js'

@@ -5,8 +5,11 @@ import { errors } from '../common/errors.js'
 import { formatBytes } from '../common/units.js'
 import { crawl } from '../crawler/index.js'
 import { bareLoop, floorContents, storeFloor } from './crawler-baselines.js'
+import type { CrawlerBenchResult, CrawlerSideFigures, FloorSideFigures } from './crawler-types.js'
 import { crawlerHeadline } from './headline.js'
 import { serveProcess } from './serve-process.js'
+
+export type { CrawlerBenchResult } from './crawler-types.js'
 
 /**
  * `webkrab bench crawler`: the reference crawler fetching N fixture URLs beside a
@@ -43,63 +46,6 @@ export interface CrawlerBenchOptions {
    */
   onStart?: (runs: number) => void
   onStep?: (run: string) => void
-}
-
-export interface CrawlerSideFigures {
-  pagesPerSecond: number
-  elapsedMs: number
-  /**
-   * CPU time this process spent per page while the side ran (user and system, every
-   * thread; the fixture site runs in its own process and is not counted). Steadier
-   * than pages per second on a busy machine: it says what each page costs the client.
-   */
-  cpuMicrosPerPage: number
-  /** The highest RSS sampled while this side ran (this process; the fixture site runs in its own). */
-  peakRssBytes: number
-  /**
-   * Requests in flight on average while the side ran: the sum of each request's time
-   * (sent to last body byte) over the elapsed time. Below the concurrency, the
-   * client's own work between requests kept connections idle.
-   */
-  meanInFlight: number
-  requests: number
-  failures: number
-}
-
-/** The store floor's figures, with what its file held (a floor that stored nothing would measure nothing). */
-export interface FloorSideFigures extends CrawlerSideFigures {
-  rows: number
-  storedBodyBytes: number
-}
-
-export interface CrawlerBenchResult {
-  bench: 'crawler'
-  pages: number
-  pageBytes: number
-  concurrency: number
-  rounds: number
-  warmup: number
-  retain: 'body' | 'headers' | 'none'
-  /** Each side's figures: the median of its rounds, figure by figure. */
-  crawler: CrawlerSideFigures
-  bareUndici: CrawlerSideFigures
-  /** The bare loop that also digests each page and stores it in SQLite (nothing else). */
-  storeFloor: FloorSideFigures
-  /** crawler / bare pages per second (median round). */
-  ratio: number
-  /** store floor / bare: about the most a crawler that stores each page on its event loop could reach on this machine (median round). */
-  floorRatio: number
-  /** crawler / store floor pages per second (median round): the figure the target is about. */
-  crawlerOfFloor: number
-  /** crawler / store floor CPU per page (median round): the figure the CPU target is about. */
-  cpuOfFloor: number
-  /** Each measured round's ratios, in the order they ran. */
-  roundRatios: { crawlerOfFloor: number[], cpuOfFloor: number[] }
-  /** At least this share of the store floor's pages per second. */
-  target: number
-  /** At most this multiple of the store floor's CPU per page. */
-  cpuTarget: number
-  pass: boolean
 }
 
 /** The crawler against its store floor: at least 0.8 of its pages per second, at most 1.5 times its CPU per page. */

@@ -1,8 +1,8 @@
 import { errors } from '../common/errors.js'
 import type { CrawlerAdapter } from '../conformance/adapters/adapter-types.js'
-import { runBandwidthBench, type CrawlerWayResult } from './bandwidth.js'
+import { runBandwidthBench } from './bandwidth.js'
 import type { WayFigures } from './bandwidth/bandwidth-figures.js'
-import type { CrawlerClock, VisitMode } from './bandwidth/crawler-way.js'
+import type { CrawlerClock, CrawlerWayResult, VisitMode } from './bandwidth/bandwidth-types.js'
 
 /**
  * The scorecard's economy: every shipped crawler run as a way of the bandwidth

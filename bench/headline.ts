@@ -1,10 +1,10 @@
 import { formatBytes } from '../common/units.js'
-import type { BandwidthBenchResult, CrawlerWayResult } from './bandwidth.js'
 import type { WayFigures } from './bandwidth/bandwidth-figures.js'
-import type { CrawlerBenchResult } from './crawler.js'
-import type { SchedulerBenchResult } from './scheduler.js'
-import type { ServerBenchResult } from './server.js'
-import type { SoakResult } from './soak.js'
+import type { BandwidthBenchResult, CrawlerWayResult } from './bandwidth/bandwidth-types.js'
+import type { CrawlerBenchResult } from './crawler-types.js'
+import type { SchedulerBenchResult } from './sim/scheduler-types.js'
+import type { ServerBenchResult } from './server-types.js'
+import type { SoakResult } from './soak-types.js'
 
 /**
  * What each benchmark found, in one sentence computed from its figures, printed

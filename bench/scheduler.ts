@@ -1,38 +1,13 @@
 import { writeBenchResults } from './write-results.js'
-import { type AnalyticFigures } from './sim/analytic.js'
 import { type PolicyFigures, runPolicy, type S1Params, analyticFor } from './sim/run-s1.js'
 import { parseSchedulerOptions, type SchedulerBenchOptions, schedulerBenchOptions, type SchedulerVariant } from './sim/scheduler-options.js'
 import { checkTargets, REFERENCE_TABLE, type TargetCheck } from './sim/scheduler-targets.js'
 import { formatSchedulerTable } from './sim/scheduler-table.js'
 import { renderSchedulerPage } from './sim/scheduler-page.js'
+import type { SchedulerBenchResult, SchedulerRun } from './sim/scheduler-types.js'
 
 export { schedulerBenchOptions, parseSchedulerOptions, formatSchedulerTable }
-export type { SchedulerBenchOptions, SchedulerVariant, TargetCheck }
-
-/** One budget of a scheduler benchmark run. */
-export interface SchedulerRun {
-  /** Requests per page per day (B/N). */
-  ratio: number
-  requestsPerDay: number
-  /** Uniform and optimal freshness for these pages by the rules alone (analytic). */
-  analytic: AnalyticFigures
-  policies: PolicyFigures[]
-}
-
-export interface SchedulerBenchResult {
-  bench: 'scheduler'
-  spec: 'S1'
-  variant: SchedulerVariant
-  parameters: Omit<SchedulerBenchOptions, 'json' | 'out' | 'ratios' | 'budget'> & { logRateMean: number, headerBytes: number, medianBodyBytes: number, bodySigma: number }
-  runs: SchedulerRun[]
-  /** The S1 targets and the reference checks this run measured (empty off S1's own parameters). */
-  targets: TargetCheck[]
-  /** The S1 reference figures (analytic), for comparison. */
-  reference: typeof REFERENCE_TABLE
-  seconds: number
-  /** Files written with --out. */
-  files: string[]
-}
+export type { SchedulerBenchOptions, SchedulerBenchResult, SchedulerVariant, TargetCheck }
 
 export interface SchedulerRunHooks {
   /** Called with a line after each policy finishes (e.g. progress on stderr). */

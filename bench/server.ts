@@ -6,6 +6,9 @@ import { formatBytes } from '../common/units.js'
 import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
 import { formatSoak, positive, runSoak, type SoakResult } from './soak.js'
 import { serverHeadline } from './headline.js'
+import type { LoadFigures, ServerBenchResult } from './server-types.js'
+
+export type { ServerBenchResult } from './server-types.js'
 
 /** The part of autocannon's options and results this benchmark uses (it ships no types). */
 interface CannonOptions {
@@ -39,34 +42,6 @@ export interface ServerBenchOptions {
   warmup?: number
   /** The long mixed-path load instead of the comparison (bench/soak.ts; 200 connections unless told). */
   soak?: boolean
-}
-
-export interface LoadFigures {
-  requestsPerSec: number
-  latencyMs: { mean: number, p50: number, p90: number, p99: number, max: number }
-  bytesPerSec: number
-  errors: number
-}
-
-export interface ServerBenchResult {
-  bench: 'server'
-  connections: number
-  duration: number
-  rounds: number
-  /** /validators/strong on the fixture site, journal on. */
-  fixture: LoadFigures
-  /** A bare fastify route serving the same bytes and headers. */
-  bare: LoadFigures
-  /** fixture / bare requests per second: the median of the rounds' ratios. */
-  ratio: number
-  /** Each round's ratio, sorted. */
-  roundRatios: number[]
-  /** The same route on the fixture site over TLS (HTTP/1.1 over keep-alive connections, journal on); absent in results that predate it. */
-  tls?: LoadFigures
-  /** tls / fixture requests per second: the median of the rounds' ratios (what TLS costs the site; no target). */
-  tlsRatio?: number
-  target: number
-  pass: boolean
 }
 
 const TARGET = 0.85

@@ -7,6 +7,9 @@ import { fromRoot } from '../common/paths.js'
 import { startFixtureSite, type RunningSite } from '../fixture-server/index.js'
 import type { SoakClientOptions, SoakClientResult } from './soak-client.js'
 import { soakHeadline } from './headline.js'
+import type { SoakCheck, SoakResult } from './soak-types.js'
+
+export type { SoakResult } from './soak-types.js'
 
 /**
  * The fixture site under load: autocannon with many connections
@@ -48,31 +51,6 @@ export interface SoakPath {
   path: string
   headers?: Record<string, string>
   expect: number[]
-}
-
-export interface SoakCheck {
-  name: string
-  pass: boolean
-  detail: string
-}
-
-export interface SoakResult {
-  bench: 'server-soak'
-  connections: number
-  duration: number
-  client: SoakClientResult
-  /** Counted on the site's HTTP servers, independently of the journal: requests by target, responses by target and status. */
-  served: { received: number, byPath: Record<string, number>, statuses: Record<string, number> }
-  /** Responses (by the servers' count) with a status their path does not exist to produce. */
-  unexpected: Array<{ url: string, status: number, count: number }>
-  journal: { recorded: number, kept: number, dropped: number, size: number, incomplete: number, statusMismatches: number, abandoned: number }
-  memory: {
-    /** Heap used after a full GC, MiB: at the start, once the ring was full, and at the end. */
-    heapMiB: { start: number, ringFull: number, end: number }
-    rssMiB: { start: number, peak: number, end: number }
-  }
-  checks: SoakCheck[]
-  pass: boolean
 }
 
 /**

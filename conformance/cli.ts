@@ -2,8 +2,8 @@ import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { Option, type Command } from 'commander'
 import { errors } from '../common/errors.js'
-import type { ProgressStream } from '../common/terminal/progress.js'
 import { resolveCrawler } from './adapters/load-adapter.js'
+import type { ConformanceIo } from './conformance-io.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
 import { compareResults, loadResults, renderCompareText } from './reporters/compare.js'
 import { renderScorecardHtml, renderScorecardText } from './reporters/scorecard.js'
@@ -105,13 +105,6 @@ export function writeOutputs (result: SuiteResult, dir: string): string[] {
     }
   }
   return files.map(([name]) => join(dir, name))
-}
-
-/** Where the command writes: stdout for results, stderr for progress and notes; `env` decides whether progress is drawn (CI, NO_COLOR). */
-export interface ConformanceIo {
-  stdout: { write: (chunk: string) => unknown, isTTY?: boolean }
-  stderr: ProgressStream
-  env?: NodeJS.ProcessEnv
 }
 
 /**

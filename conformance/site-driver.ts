@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import type { HostCall, HostReply } from './site-host.js'
 import { acquireLateness } from '../fixture-server/loop-lateness.js'
 import { loadSiteFile, originsOf, parseSiteYaml, startFixtureSite, type JournalEntry, type SiteDefinition } from '../fixture-server/index.js'
 
@@ -202,6 +201,16 @@ export async function startSite (site: unknown, seed: string, timing: SiteTiming
     }
   }
 }
+
+/** What the harness asks of a site thread (site-host.ts answers), and what comes back. */
+export type HostCall =
+  | { call: number, op: 'start', site: unknown, seed: string, timing: SiteTiming | null }
+  | { call: number, op: 'since', id: number, seq: number }
+  | { call: number, op: 'advance', id: number, duration: string }
+  | { call: number, op: 'change', id: number, path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string }
+  | { call: number, op: 'reset' | 'close' | 'activity', id: number }
+
+export type HostReply = { call: number, ok: true, value: unknown } | { call: number, ok: false, message: string, code?: string }
 
 type Call = DistributiveOmit<HostCall, 'call'>
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never

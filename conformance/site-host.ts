@@ -10,16 +10,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { errors } from '../common/errors.js'
-import { startSiteInProcess, type RunningSite, type SiteTiming } from './site-driver.js'
-
-export type HostCall =
-  | { call: number, op: 'start', site: unknown, seed: string, timing: SiteTiming | null }
-  | { call: number, op: 'since', id: number, seq: number }
-  | { call: number, op: 'advance', id: number, duration: string }
-  | { call: number, op: 'change', id: number, path: string, kind: 'semantic' | 'cosmetic' | 'rewrite', origin?: string }
-  | { call: number, op: 'reset' | 'close' | 'activity', id: number }
-
-export type HostReply = { call: number, ok: true, value: unknown } | { call: number, ok: false, message: string, code?: string }
+import { startSiteInProcess, type HostCall, type HostReply, type RunningSite } from './site-driver.js'
 
 const sites = new Map<number, RunningSite>()
 let nextId = 1

@@ -1,4 +1,4 @@
-import { ROBOTS_CATALOGUE } from './robots-variants.js'
+import { ROBOTS_VARIANTS } from './robots-variants.js'
 
 /** The built-in catalogue, as the index page at / lists it. */
 export interface CatalogueEntry {
@@ -8,6 +8,14 @@ export interface CatalogueEntry {
   path: string
   text: string
 }
+
+/** The robots.txt part of the catalogue, as the index page and /_webkrab/catalogue list it. */
+export const ROBOTS_CATALOGUE: readonly CatalogueEntry[] = [
+  { href: '/robots.txt', path: '/robots.txt', text: 'this origin\'s robots.txt: the variant its site file (robots:) or an admin call chose; 404 when none was' },
+  ...[...ROBOTS_VARIANTS].map(([name, v]) => ({ href: `/robots/${name}`, path: `/robots/${name}`, text: v.text })),
+  { href: '/robots/status/503?retry-after=120&page=html', path: '/robots/status/N?retry-after=S|date:+S|none&page=text|html', text: 'a robots.txt answer of any status 200..599, Retry-After as asked, a text or HTML error page' },
+  { href: '/robots/redirect/5', path: '/robots/redirect/N?status=3xx', text: 'N redirects, then the /robots/redirected file' }
+]
 
 export const CATALOGUE: readonly CatalogueEntry[] = [
   { href: '/validators/strong', path: '/validators/strong', text: 'stable strong ETag and Last-Modified; a matching If-None-Match or If-Modified-Since gets 304' },

@@ -1,4 +1,3 @@
-import type { CatalogueEntry } from './catalogue.js'
 import type { RobotsSpec } from './robots-spec.js'
 
 /** RFC 9309 section 2.5: "The parsing limit MUST be at least 500 kibibytes". */
@@ -187,11 +186,3 @@ const LIST: Array<[string, RobotsVariant]> = [
 
 /** The named robots.txt variants: served at /robots/NAME, chosen by `robots: NAME`. */
 export const ROBOTS_VARIANTS: ReadonlyMap<string, RobotsVariant> = new Map(LIST)
-
-/** The robots.txt part of the catalogue, as the index page and /_webkrab/catalogue list it. */
-export const ROBOTS_CATALOGUE: readonly CatalogueEntry[] = [
-  { href: '/robots.txt', path: '/robots.txt', text: 'this origin\'s robots.txt: the variant its site file (robots:) or an admin call chose; 404 when none was' },
-  ...LIST.map(([name, v]) => ({ href: `/robots/${name}`, path: `/robots/${name}`, text: v.text })),
-  { href: '/robots/status/503?retry-after=120&page=html', path: '/robots/status/N?retry-after=S|date:+S|none&page=text|html', text: 'a robots.txt answer of any status 200..599, Retry-After as asked, a text or HTML error page' },
-  { href: '/robots/redirect/5', path: '/robots/redirect/N?status=3xx', text: 'N redirects, then the /robots/redirected file' }
-]

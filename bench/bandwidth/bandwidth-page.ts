@@ -1,7 +1,8 @@
 import { version } from '../../common/version.js'
 import { formatBytes } from '../../common/units.js'
 import { barChart, card, dataTable, escapeHtml, lineChart, palette, renderPage, statTiles, type LineSeries } from '../../reports/page-kit.js'
-import { wayLabel, type BandwidthBenchResult, type BandwidthWayResult } from '../bandwidth.js'
+import { wayLabel } from './bandwidth-table.js'
+import type { BandwidthBenchResult, BandwidthWayResult } from './bandwidth-types.js'
 
 const COLORS: Record<string, string> = { unconditional: '#8a8f98', conditional: '#2f6fdd', planner: '#1a9a5c', oracle: '#c9a227' }
 

@@ -1,5 +1,5 @@
 import { formatBytes } from '../../common/units.js'
-import type { BandwidthBenchResult, BandwidthWayResult } from '../bandwidth.js'
+import type { BandwidthBenchResult, BandwidthWayResult } from './bandwidth-types.js'
 import { bandwidthHeadline, bandwidthNotes } from '../headline.js'
 
 /** A way's label in tables and charts: the reference way's name, or the crawler's. */

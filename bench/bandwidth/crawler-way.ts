@@ -2,26 +2,10 @@ import { mkdir } from 'node:fs/promises'
 import { errors } from '../../common/errors.js'
 import { accepted, type CrawlerAdapter, type StepOutcome } from '../../conformance/adapters/adapter-types.js'
 import type { SiteDefinition } from '../../fixture-server/index.js'
-import type { BandwidthBenchOptions, CrawlerWayResult } from '../bandwidth.js'
+import type { BandwidthBenchOptions, CrawlerClock, CrawlerWayResult, VisitMode } from './bandwidth-types.js'
 import { wayFigures, type Visit } from './bandwidth-figures.js'
 import { economyWhy } from './economy-why.js'
 import { startWaySite } from './way-site.js'
-
-/**
- * How a crawler is handed its visits: the conditional way's round-robin slice of
- * the day's budget, every page every day, or every page and the budget to spend
- * as its own planner says (`plan`, `plan-budget`).
- */
-export type VisitMode = 'round-robin' | 'all' | 'plan'
-
-export const VISIT_MODES: readonly VisitMode[] = ['round-robin', 'all', 'plan']
-
-/** How the crawler's clock went with the site's. */
-export interface CrawlerClock {
-  mode: 'faketime' | 'native' | 'none'
-  /** A sentence for the results: what the crawler's clock read. */
-  note: string
-}
 
 /** One site day's run of the crawler. */
 export interface CrawlerDayRun {

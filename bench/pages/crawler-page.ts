@@ -1,7 +1,7 @@
 import { version } from '../../common/version.js'
 import { formatBytes } from '../../common/units.js'
 import { barChart, card, palette, renderPage, statTiles, type Bar } from '../../reports/page-kit.js'
-import type { CrawlerBenchResult, CrawlerSideFigures } from '../crawler.js'
+import type { CrawlerBenchResult, CrawlerSideFigures } from '../crawler-types.js'
 import { figureTable } from './figure-table.js'
 
 const SIDES = [

@@ -1,7 +1,7 @@
 import { version } from '../../common/version.js'
 import { formatBytes } from '../../common/units.js'
 import { barChart, card, legend, palette, renderPage, statTiles, type Bar } from '../../reports/page-kit.js'
-import type { LoadFigures, ServerBenchResult } from '../server.js'
+import type { LoadFigures, ServerBenchResult } from '../server-types.js'
 import { figureTable } from './figure-table.js'
 
 const SIDES = [

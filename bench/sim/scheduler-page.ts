@@ -1,6 +1,6 @@
 import { barChart, card, dataTable, renderPage, statTiles, type Bar, type Row } from '../../reports/page-kit.js'
 import { version } from '../../common/version.js'
-import type { SchedulerBenchResult } from '../scheduler.js'
+import type { SchedulerBenchResult } from './scheduler-types.js'
 
 const COLORS: Record<string, string> = { uniform: '#8a8f98', oracle: '#2f6fdd', learned: '#1a9a5c' }
 

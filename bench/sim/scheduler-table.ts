@@ -1,5 +1,5 @@
 import { formatBytes } from '../../common/units.js'
-import type { SchedulerBenchResult } from '../scheduler.js'
+import type { SchedulerBenchResult } from './scheduler-types.js'
 import { schedulerHeadline } from '../headline.js'
 
 function pad (s: string, n: number, right = false): string {

@@ -6,7 +6,7 @@ import { barChart } from '../../reports/page-kit/charts.js'
 import { attrs, escapeHtml } from '../../reports/page-kit/escape-html.js'
 import { palette } from '../../reports/page-kit/palette.js'
 import type { SuiteResult } from '../run-suite.js'
-import { crawlerLabel } from './scorecard.js'
+import { crawlerLabel } from './scorecard-cells.js'
 
 /**
  * The scorecard's economy table: what each crawler's fetching cost over the same

@@ -4,7 +4,7 @@ import type { AssertionResult } from '../grade-scenario.js'
 import { PRACTICE_TITLE, type Practice } from '../rules.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
-import { cellText, crawlerLabel, tone } from './scorecard.js'
+import { cellText, crawlerLabel, tone } from './scorecard-cells.js'
 
 /**
  * Two views of the scorecard's verdicts beside the matrix by concern: robots.txt,

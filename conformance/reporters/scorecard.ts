@@ -1,12 +1,13 @@
-import { badge, card, statTiles, type Tone } from '../../reports/page-kit/blocks.js'
+import { badge, card, statTiles } from '../../reports/page-kit/blocks.js'
 import { attrs, escapeHtml } from '../../reports/page-kit/escape-html.js'
 import { renderPage } from '../../reports/page-kit/page.js'
 import { version } from '../../common/version.js'
 import { withoutControls } from '../../reports/strip-controls.js'
-import { basisWords, type Verdict } from '../grade-scenario.js'
+import { basisWords } from '../grade-scenario.js'
 import type { ScenarioResult } from '../run-scenario.js'
 import type { SuiteResult } from '../run-suite.js'
 import { economyHtml, economyText } from './economy-table.js'
+import { cellText, crawlerLabel, tone } from './scorecard-cells.js'
 import { practicesHtml, robotsSectionHtml } from './scorecard-views.js'
 import { byConcern, ruleText, SCORE_NAMES, scoreText } from './verdict-words.js'
 
@@ -19,32 +20,8 @@ import { byConcern, ruleText, SCORE_NAMES, scoreText } from './verdict-words.js'
 
 const SCORES = ['rfc', 'profile', 'reporting'] as const
 
-const SHORT: Record<Verdict, string> = {
-  pass: 'pass', fail: 'FAIL', 'optional-fail': 'opt-fail', 'crawler-error': 'no run', 'setup-fail': 'setup', 'harness-fail': 'harness', 'dependency-fail': 'dep-fail', untested: '–'
-}
-
-/** A verdict's colour: known failures apart, passes good, failures of a requirement bad. */
-export function tone (s: ScenarioResult): Tone | undefined {
-  if (s.expected !== null) return 'info'
-  if (s.verdict === 'pass') return 'good'
-  if (s.verdict === 'fail' || s.verdict === 'crawler-error' || s.verdict === 'setup-fail' || s.verdict === 'harness-fail') return 'bad'
-  if (s.verdict === 'untested') return undefined
-  return 'warn'
-}
-
-/** A crawler's column heading: its adapter's name and the version it was graded at. */
-export function crawlerLabel (r: SuiteResult): string {
-  const v = r.crawler.version
-  return v === undefined || v === null || v === '' ? r.crawler.name : `${r.crawler.name} (${v})`
-}
-
 function anchor (crawler: number, id: string): string {
   return `ev-${crawler}-${id}`
-}
-
-/** A verdict in a cell: its short word, with * when the adapter lists it as known. */
-export function cellText (s: ScenarioResult): string {
-  return SHORT[s.verdict] + (s.expected !== null ? '*' : '')
 }
 
 /** The evidence of one crawler's verdict: each assertion that did not pass, its basis, the server's side, the rule. */

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import type { SuiteResult } from '../run-suite.js'
 import { compareResults, renderCompareHtml } from './compare.js'
 import { renderHtml } from './html.js'
-import { crawlerLabel, renderScorecardHtml } from './scorecard.js'
+import { renderScorecardHtml } from './scorecard.js'
+import { crawlerLabel } from './scorecard-cells.js'
 
 /**
  * The results as a static site a crawler author can publish (as cache-tests.fyi
