@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { needsTools } from '../tools.js'
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
@@ -25,13 +25,15 @@ const BIN = fromRoot('dist/bin/webkrab.js')
  * A command as this machine runs it: `npx webkrab` is this clone's binary (so installing the
  * packed WebKrab is not needed: the tarball's install is tested in package-tarball.test.ts), the
  * system packages are here already, the shipped curl adapter stands for ./mycrawler.yaml, and (to
- * keep the test short) the suite is the validator scenarios; everything else is the workflow's text.
+ * keep the test short) the suite is the seven redirect scenarios, one step each, among them a
+ * dependency, a pass, a known failure of curl's and one it is not told enough to grade: every shard
+ * gets some; everything else is the workflow's text.
  */
 function local (command: string, shard?: number): string | null {
   if (/apt-get install|npm install \.\/vendor\//.test(command)) return null
   let c = command.replaceAll('npx webkrab', `node ${BIN}`).replaceAll('./mycrawler.yaml', fromRoot('conformance/adapters/curl.yaml'))
   if (shard !== undefined) c = c.replaceAll('${{ matrix.shard }}', String(shard))
-  if (/--shard /.test(c)) c = c.replace(' --shard ', ` --scenarios ${fromRoot('scenarios/validators')} --shard `)
+  if (/--shard /.test(c)) c = c.replace(' --shard ', ` --scenarios ${fromRoot('scenarios/redirects')} --shard `)
   return c
 }
 
@@ -50,9 +52,10 @@ function sh (t: Test, command: string | null, dir: string, env: Record<string, s
 function checkScorecard (t: Test, dir: string, mergeStatus: number | null): void {
   const junit = readXml(readFileSync(join(dir, 'junit.xml'), 'utf8'))
   t.equal(junit.name, 'testsuites')
-  t.ok(junit.children.some(c => c.name === 'testsuite' && c.attrs.name === 'validators'))
+  t.ok(junit.children.some(c => c.name === 'testsuite' && c.attrs.name === 'redirects'))
   const results = JSON.parse(readFileSync(join(dir, 'scorecard', 'results.json'), 'utf8')) as { exitCode: number, totals: { scenarios: number } }
   t.equal(mergeStatus, results.exitCode, 'the merge job exits as the whole run would: it is the job that decides')
+  t.equal(results.totals.scenarios, readdirSync(fromRoot('scenarios/redirects')).filter(f => f.endsWith('.yaml')).length, 'the merged results hold every scenario of the four shards')
   for (const f of ['scorecard.html', 'scorecard.txt', 'junit.xml', 'results.tap']) t.ok(existsSync(join(dir, 'scorecard', f)), `scorecard/${f}`)
 }
 

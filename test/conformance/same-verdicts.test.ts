@@ -3,7 +3,7 @@ import { referenceAdapter } from '../../conformance/adapters/reference-adapter.j
 import { resolveCrawler } from '../../conformance/adapters/load-adapter.js'
 import { fromRoot } from '../../common/paths.js'
 import { loadScenarios, SCENARIOS_DIR } from '../../conformance/load-scenarios.js'
-import { defaultJobs, runSuite, type SuiteResult } from '../../conformance/run-suite.js'
+import { defaultJobs, runSuite, type SuiteOptions, type SuiteResult } from '../../conformance/run-suite.js'
 import type { CrawlerAdapter } from '../../conformance/adapters/adapter-types.js'
 import type { Scenario } from '../../conformance/scenario-types.js'
 
@@ -12,6 +12,11 @@ import type { Scenario } from '../../conformance/scenario-types.js'
  * at the default jobs, and a timing check is graded only where the journal's stamps
  * can stand behind it (timed again alone where they could not), so what a run
  * grades does not depend on what else ran beside it.
+ *
+ * The reference crawler's two runs of the whole suite are graded under --profile strict, which
+ * counts each WebKrab profile rule as a MUST: the first run is also the one that must pass every
+ * RFC, profile and reporting assertion. The profile only changes how the journal is graded, not
+ * what runs, so the two runs still compare as any two runs do.
  */
 
 /** Every scenario's verdict and every assertion's status, one line each. */
@@ -19,19 +24,36 @@ function verdicts (r: SuiteResult): string[] {
   return r.scenarios.flatMap(s => [`${s.id}: ${s.verdict}`, ...s.assertions.map(a => `${s.id}/${a.id}: ${a.status}`)])
 }
 
-async function twice (t: Test, scenarios: Scenario[], adapter: () => CrawlerAdapter): Promise<void> {
-  const first = await runSuite(scenarios, adapter())
-  const second = await runSuite(scenarios, adapter())
+async function twice (t: Test, scenarios: Scenario[], adapter: () => CrawlerAdapter, options: SuiteOptions = {}): Promise<SuiteResult> {
+  const first = await runSuite(scenarios, adapter(), options)
+  const second = await runSuite(scenarios, adapter(), options)
   t.equal(first.jobs, defaultJobs(), 'at the default jobs')
   t.ok(first.scenarios.every(s => s.verdict !== 'harness-fail' && s.verdict !== 'setup-fail'), first.scenarios.filter(s => s.verdict.endsWith('-fail') && s.verdict !== 'dependency-fail' && s.verdict !== 'optional-fail').map(s => `${s.id}: ${s.message}`).join('; '))
   const a = verdicts(first)
   const b = verdicts(second)
   t.same(b.filter(line => !a.includes(line)), [], 'the second run graded nothing differently')
   t.equal(a.length, b.length)
+  return first
 }
 
-t.test('the reference crawler\'s whole suite, run twice, gives the same verdict on every scenario and assertion', async t => {
-  await twice(t, await loadScenarios([SCENARIOS_DIR]), () => referenceAdapter())
+t.test('the reference crawler\'s whole suite under --profile strict, run twice, gives the same verdict on every scenario and assertion, and passes every RFC, profile and reporting assertion, rule family by rule family', async t => {
+  const result = await twice(t, await loadScenarios([SCENARIOS_DIR]), () => referenceAdapter(), { profile: 'strict' })
+  t.equal(result.profile, 'strict', 'graded under --profile strict')
+  t.equal(result.exitCode, 0)
+  const families = [...new Set(result.scenarios.map(s => s.concern))]
+  t.ok(families.length >= 17, `${families.length} concerns`)
+  for (const concern of families) {
+    t.test(concern, async t => {
+      for (const s of result.scenarios.filter(x => x.concern === concern)) {
+        const notPassed = s.assertions.filter(a => a.status !== 'pass')
+        t.equal(s.verdict, 'pass', `${s.id}: ${s.message}`)
+        t.same(notPassed.map(a => `${a.id}: ${a.message}`), [], `${s.id}: every assertion checked and passed`)
+      }
+    })
+  }
+  const { rfc, profile, reporting } = result.totals.scores
+  t.equal(rfc.fail + profile.fail + reporting.fail, 0)
+  t.ok(rfc.byLevel.must.pass > 0 && profile.byLevel.must.pass > 0 && reporting.pass > 0, 'each score has graded assertions')
 })
 
 t.test('a command crawler on a mixed set (retries, politeness, concurrency, timeouts, revisits, robots.txt), run twice, gives the same verdicts', async t => {

@@ -2,8 +2,8 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { request } from 'undici'
-import { fromRoot } from '../../common/paths.js'
-import { buildFixtureSite, startFixtureSite } from '../../fixture-server/index.js'
+import { fromRoot } from '../../../common/paths.js'
+import { buildFixtureSite, startFixtureSite } from '../../../fixture-server/index.js'
 
 const post = (body: unknown): { method: 'POST', headers: Record<string, string>, payload: string } =>
   ({ method: 'POST', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) })

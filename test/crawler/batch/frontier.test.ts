@@ -1,9 +1,9 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { startFixtureSite } from '../../fixture-server/index.js'
-import { crawl, type CrawlOptions } from '../../crawler/index.js'
-import type { CrawlEvent } from '../../crawler/run/crawl-events.js'
+import { startFixtureSite } from '../../../fixture-server/index.js'
+import { crawl, type CrawlOptions } from '../../../crawler/index.js'
+import type { CrawlEvent } from '../../../crawler/run/crawl-events.js'
 
 /**
  * The frontier's rules through crawl() on a real store and a real site: a run

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { startFixtureSite, type JournalEntry } from '../../fixture-server/index.js'
+import { startFixtureSite, type JournalEntry } from '../../../fixture-server/index.js'
 
 const site = await startFixtureSite()
 // a short-fused client for the faults that only end when the client gives up, and a

@@ -2,8 +2,8 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { brotliDecompressSync, createBrotliDecompress, createGunzip, gunzipSync } from 'node:zlib'
-import { fromRoot } from '../../common/paths.js'
-import { CATALOGUE, startFixtureSite } from '../../fixture-server/index.js'
+import { fromRoot } from '../../../common/paths.js'
+import { CATALOGUE, startFixtureSite } from '../../../fixture-server/index.js'
 
 // The hostile corpus as a raw client sees it: bytes off the socket, no HTTP parser in
 // between, so each path is shown to send exactly the breakage it promises.
@@ -228,7 +228,7 @@ t.test('the index page and the catalogue table of docs/fixture-site.md list ever
 })
 
 t.test('a site file reaches the field-level hostile cases with headers, sequences and redirects', async t => {
-  const { buildFixtureSite, parseSiteYaml } = await import('../../fixture-server/index.js')
+  const { buildFixtureSite, parseSiteYaml } = await import('../../../fixture-server/index.js')
   const site = buildFixtureSite(parseSiteYaml(readFileSync(fromRoot('test/fixture-server/fixtures/hostile.site.yaml'), 'utf8'), 'hostile.site.yaml'))
   t.teardown(async () => { await site.close() })
   const get = async (url: string): Promise<{ statusCode: number, headers: Record<string, unknown> }> => await site.app.inject({ url })

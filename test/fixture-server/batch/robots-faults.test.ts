@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Agent, request } from 'undici'
-import { startFixtureSite, type JournalEntry } from '../../fixture-server/index.js'
+import { startFixtureSite, type JournalEntry } from '../../../fixture-server/index.js'
 
 // one origin per fault, each serving it at /robots.txt; the catalogue's /robots/NAME too
 const running = await startFixtureSite({

@@ -3,11 +3,11 @@ import Database from 'better-sqlite3'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { crawl } from '../../crawler/index.js'
-import { Fetcher } from '../../crawler/fetch/fetch.js'
-import { DEFAULT_BUDGETS } from '../../crawler/policy/budgets.js'
-import { badInputKit, type BadInputCase } from './bad-input-kit.js'
-import { runWebkrab } from './webkrab-process.js'
+import { crawl } from '../../../crawler/index.js'
+import { Fetcher } from '../../../crawler/fetch/fetch.js'
+import { DEFAULT_BUDGETS } from '../../../crawler/policy/budgets.js'
+import { badInputKit, type BadInputCase } from '../bad-input-kit.js'
+import { runWebkrab } from '../webkrab-process.js'
 
 // Request fields are checked before the first request: a --header or --user-agent that
 // is not a field value exits 2 with one line naming the flag, and nothing is sent. A name

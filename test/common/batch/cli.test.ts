@@ -1,6 +1,6 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { fromRoot } from '../../common/paths.js'
+import { fromRoot } from '../../../common/paths.js'
 
 const bin = fromRoot('dist/bin/webkrab.js')
 
