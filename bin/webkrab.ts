@@ -11,7 +11,7 @@ import { listedLinesOf } from './listed-error.js'
  * not the fixture site's, the harness's and the benchmarks' as well.
  */
 const PARTS: Record<string, () => Promise<(program: Command) => void>> = {
-  serve: async () => (await import('../fixture-server/cli.js')).registerServe,
+  serve: async () => (await import('../fixture-site/cli.js')).registerServe,
   crawl: async () => (await import('../crawler/cli.js')).registerCrawl,
   conformance: async () => (await import('../conformance/cli.js')).registerConformance,
   report: async () => (await import('../reports/cli.js')).registerReport,

@@ -1,4 +1,4 @@
-import { acquireLateness, latenessBound } from '../fixture-server/loop-lateness.js'
+import { acquireLateness, latenessBound } from '../fixture-site/journal/loop-lateness.js'
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { readRegularFile } from '../common/regular-file.js'
 import { MAX_STEP_REPORT_BYTES } from './adapters/command-adapter.js'

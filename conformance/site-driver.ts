@@ -1,12 +1,12 @@
 /**
- * The harness's view of the fixture site (fixture-server/index.ts): start one
+ * The harness's view of the fixture site (fixture-site/index.ts): start one
  * site per scenario, move its clock, change its content, and read its journal
  * into plain `Seen` records that the grader works on.
  */
 import { randomBytes } from 'node:crypto'
 import { Worker } from 'node:worker_threads'
-import { acquireLateness } from '../fixture-server/loop-lateness.js'
-import { loadSiteFile, originsOf, parseSiteYaml, startFixtureSite, type JournalEntry, type SiteDefinition } from '../fixture-server/index.js'
+import { acquireLateness } from '../fixture-site/journal/loop-lateness.js'
+import { loadSiteFile, originsOf, parseSiteYaml, startFixtureSite, type JournalEntry, type SiteDefinition } from '../fixture-site/index.js'
 
 /** One request as the server saw it, normalised for grading. */
 export interface Seen {

@@ -5,7 +5,7 @@ import type { Exchange, FetchReport } from './report-types.js'
 import type { Har, HarEntry, HarNameValue, HarTimings } from './har-types.js'
 
 /**
- * A journal entry as the fixture site records it (fixture-server/journal.ts);
+ * A journal entry as the fixture site records it (fixture-site/journal/journal.ts);
  * only the fields HAR needs, so any journal with them converts.
  */
 export interface HarJournalEntry {

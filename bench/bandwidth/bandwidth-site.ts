@@ -1,4 +1,4 @@
-import { PoissonSchedule, type SiteDefinition } from '../../fixture-server/index.js'
+import { PoissonSchedule, type SiteDefinition } from '../../fixture-site/index.js'
 import { Prng } from '../sim/prng.js'
 import { rateOf, shuffledStrata } from '../sim/stratified-rates.js'
 
@@ -61,7 +61,7 @@ export function unavailable (i: number, share: number): boolean {
 
 /**
  * The true change times of each page, rebuilt from the same seeded schedules
- * the fixture site uses (fixture-server/route-behaviour.ts: key "main PATH").
+ * the fixture site uses (fixture-site/site/route-behaviour.ts: key "main PATH").
  */
 export function changeTimes (definition: SiteDefinition, pages: readonly BandwidthPage[], startMs: number, untilMs: number): number[][] {
   const seed = String(definition.seed)

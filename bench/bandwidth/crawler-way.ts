@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises'
 import { errors } from '../../common/errors.js'
 import { accepted, type CrawlerAdapter, type StepOutcome } from '../../conformance/adapters/adapter-types.js'
-import type { SiteDefinition } from '../../fixture-server/index.js'
+import type { SiteDefinition } from '../../fixture-site/index.js'
 import type { BandwidthBenchOptions, CrawlerClock, CrawlerWayResult, VisitMode } from './bandwidth-types.js'
 import { wayFigures, type Visit } from './bandwidth-figures.js'
 import { economyWhy } from './economy-why.js'

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../fixture-server/index.js'
+import type { JournalEntry } from '../../fixture-site/index.js'
 
 /** One request of a way, as the server's journal saw it, at site time `atMs`. */
 export interface Visit {

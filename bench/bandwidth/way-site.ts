@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startFixtureSite, type SiteDefinition } from '../../fixture-server/index.js'
+import { startFixtureSite, type SiteDefinition } from '../../fixture-site/index.js'
 import { visitsFrom, type Visit } from './visits.js'
 
 const DAY = 86_400_000

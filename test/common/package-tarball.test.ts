@@ -36,7 +36,7 @@ function packCopy (t: Test, root: string): string {
   const src = join(root, 'src')
   mkdirSync(src)
   for (const name of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.release.json', 'README.md', 'CONTRIBUTING.md', 'LICENSE', 'docs',
-    'bin', 'common', 'crawler', 'conformance', 'fixture-server', 'reports', 'bench', 'scenarios', 'scripts']) {
+    'bin', 'common', 'crawler', 'conformance', 'fixture-site', 'reports', 'bench', 'scenarios', 'scripts']) {
     cpSync(fromRoot(name), join(src, name), { recursive: true, filter: from => !from.includes(`${sep}out`) })
   }
   symlinkSync(fromRoot('node_modules'), join(src, 'node_modules'), 'dir')
@@ -68,7 +68,7 @@ t.test('npm pack ships the build, the data files and a LICENSE, and no tests, so
     t.ok(files.includes(target.types.slice(2)), `${entry}: ${target.types} is shipped`)
     t.ok(files.includes(target.default.slice(2)), `${entry}: ${target.default} is shipped`)
   }
-  for (const f of ['dist/bin/webkrab.js', 'reports/schema/report.schema.json', 'fixture-server/schema/site.schema.json',
+  for (const f of ['dist/bin/webkrab.js', 'reports/schema/report.schema.json', 'fixture-site/schema/site.schema.json',
     'conformance/schema/scenario.schema.json', 'conformance/rules.yaml', 'conformance/adapters/curl.yaml', 'conformance/adapters/curl-crawl.mjs', 'conformance/adapters/adapter-env.mjs', 'conformance/adapters/scrapy-crawl.py']) {
     t.ok(files.includes(f), `${f} is shipped`)
   }

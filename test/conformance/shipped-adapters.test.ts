@@ -11,7 +11,7 @@ import { loadScenarios } from '../../conformance/load-scenarios.js'
 
 // drives curl and wget and wget2: skipped where they are missing, naming them and their packages (a failure in CI)
 const NO_TOOLS = needsTools('curl', 'wget', 'wget2')
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 
 const ADAPTERS = fromRoot('conformance', 'adapters')
 const files = readdirSync(ADAPTERS).filter(f => f.endsWith('.yaml')).sort()

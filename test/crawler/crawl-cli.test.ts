@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
-import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-site/index.js'
 import { validateReport } from '../../reports/load-report.js'
 import type { FetchReport } from '../../reports/report-types.js'
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-site/index.js'
 import { crawl, type CrawlOptions } from '../../crawler/index.js'
 import type { FetchReport, ResourceReport } from '../../reports/report-types.js'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { connect, createServer, type Socket } from 'node:net'
 import { Fetcher, type FetchHooks } from '../../crawler/fetch/fetch.js'
-import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-site/index.js'
 
 // The one fetch path against the fixture site over real sockets: decoding,
 // byte budgets while bytes arrive, connection reuse, timeouts.

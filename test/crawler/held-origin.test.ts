@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { startFixtureSite, type SiteDefinition } from '../../fixture-server/index.js'
+import { startFixtureSite, type SiteDefinition } from '../../fixture-site/index.js'
 import { crawl } from '../../crawler/index.js'
 import type { CrawlEvent } from '../../crawler/run/crawl-events.js'
 

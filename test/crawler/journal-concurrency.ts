@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../fixture-server/index.js'
+import type { JournalEntry } from '../../fixture-site/index.js'
 
 /**
  * The most requests the server was handling at once, from its journal: a request

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { join } from 'node:path'
-import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type JournalEntry, type RunningSite } from '../../fixture-site/index.js'
 import { crawl, type CrawlOptions } from '../../crawler/index.js'
 import { parseHttpDate } from '../../common/http/http-date.js'
 import { DEFAULT_BACKOFF } from '../../crawler/policy/backoff.js'

@@ -4,7 +4,7 @@ import { openBench, resourceFor, type Bench } from './crawl-helpers.js'
 import { validateReport } from '../../reports/load-report.js'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 
 // The reference crawler and robots.txt (RFC 9309), end to end over real sockets: what
 // the fixture site's journal saw, and what the fetch report says about it.

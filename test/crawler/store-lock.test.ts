@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { crawl } from '../../crawler/index.js'
 import { Store } from '../../crawler/store/store.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { runWebkrab, startWebkrab } from '../hostile/webkrab-process.js'
 
 // One store, one writer: a second run on a store another run is writing is refused

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
-import { BROKEN_CERTIFICATES } from '../../fixture-server/tls/certificate-kinds.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
+import { BROKEN_CERTIFICATES } from '../../fixture-site/tls/certificate-kinds.js'
 
 // The reference crawler against the fixture site over TLS: the run's CA trusted with
 // --ca-file, every broken certificate refused for its own reason with no request and no

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { runWebkrab } from '../hostile/webkrab-process.js'
 
 // `webkrab crawl --urls-file FILE` (and `-` for standard input): seed URLs one a line, for

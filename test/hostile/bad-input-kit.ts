@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { crawl } from '../../crawler/index.js'
 import { LATEST_SCHEMA_VERSION } from '../../crawler/store/store-migrations.js'
-import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-site/index.js'
 
 /**
  * What the bad-input tests share: files to feed the real `webkrab` binary, stores that

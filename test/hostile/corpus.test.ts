@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
 import { DEFAULT_BUDGETS } from '../../crawler/policy/budgets.js'
-import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-site/index.js'
 import type { FetchReport, ResourceReport } from '../../reports/report-types.js'
 
 // The reference crawler against the whole hostile corpus of the fixture site, with

@@ -1,6 +1,6 @@
 import t from 'tap'
 import net from 'node:net'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { checkNoRequests } from '../../conformance/checks/request-counts.js'
 import type { Seen } from '../../conformance/site-driver.js'
 

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { runWebkrab, type WebkrabOptions } from './webkrab-process.js'
 
 // A store or a report the run cannot write is refused before any work: one line, exit 2,

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { fromRoot } from '../../common/paths.js'
 import { seededRandom } from '../../crawler/policy/backoff.js'
 import { Store } from '../../crawler/store/store.js'
-import { startFixtureSite, type RunningSite } from '../../fixture-server/index.js'
+import { startFixtureSite, type RunningSite } from '../../fixture-site/index.js'
 
 /**
  * Crash safety: the real `webkrab crawl` process, killed with

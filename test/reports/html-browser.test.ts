@@ -19,7 +19,7 @@ import type { FetchReport } from '../../reports/report-types.js'
 import { makeReport } from './report-factory.js'
 import { realCrawl } from './real-crawl.js'
 import { crawl } from '../../crawler/index.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 
 /**
  * Opens the HTML fetch report in Debian's Chromium (never a downloaded

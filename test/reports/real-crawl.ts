@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import type { FetchReport } from '../../reports/report-types.js'
 import type { HarJournalEntry } from '../../reports/render-har.js'
 

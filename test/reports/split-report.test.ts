@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { collect, openReport, validateReport, wholeReport } from '../../reports/load-report.js'
 import { renderReportText, REPORT_FORMATS } from '../../reports/cli.js'
 import { readStepReport } from '../../conformance/adapters/command-adapter.js'

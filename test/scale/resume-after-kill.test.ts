@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { runWithPeak, startWithPeak } from './peak-rss.js'
 import type { FetchReport } from '../../reports/report-types.js'
 

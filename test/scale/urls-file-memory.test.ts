@@ -1,7 +1,7 @@
 import t from 'tap'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startFixtureSite } from '../../fixture-server/index.js'
+import { startFixtureSite } from '../../fixture-site/index.js'
 import { runWithPeak } from './peak-rss.js'
 import type { FetchReport } from '../../reports/report-types.js'
 

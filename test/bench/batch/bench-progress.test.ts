@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { Agent, request } from 'undici'
 import { stepProgress, withClockProgress, withRequestProgress } from '../../../bench/bench-progress.js'
 import { runSchedulerBench } from '../../../bench/scheduler.js'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 
 /** A pseudo-terminal: a Writable that says it is a TTY; `lines()` is what was drawn, erasures left out. */
 function terminal (isTTY = true): Writable & { isTTY: boolean, columns: number, lines: () => string[], raw: string[] } {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream'
 import { crawlProgress } from '../../../common/terminal/progress.js'
 import { formatBytes } from '../../../common/units.js'
 import { crawl } from '../../../crawler/index.js'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 
 /** A pseudo-terminal: a Writable that says it is a TTY and keeps what was drawn. */
 function terminal (isTTY = true): Writable & { isTTY: boolean, columns: number, lines: string[] } {

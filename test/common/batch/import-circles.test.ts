@@ -7,7 +7,7 @@ import { fromRoot } from '../../../common/paths.js'
 // circle is two files that can only be understood together, whatever the compiler
 // erases. (crawler/'s rooms and what each may import: test/crawler/batch/crawler-layers.)
 
-const PARTS = ['bin', 'common', 'crawler', 'conformance', 'fixture-server', 'reports', 'bench']
+const PARTS = ['bin', 'common', 'crawler', 'conformance', 'fixture-site', 'reports', 'bench']
 
 function sources (dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e => {

@@ -7,7 +7,7 @@ import { fromRoot } from '../../../common/paths.js'
 // names one of the project's source files by its path from the root names one that
 // exists (a module moved to another room takes its mentions with it).
 
-const PARTS = ['bin', 'common', 'crawler', 'conformance', 'fixture-server', 'reports', 'bench', 'scripts']
+const PARTS = ['bin', 'common', 'crawler', 'conformance', 'fixture-site', 'reports', 'bench', 'scripts']
 const SOURCE = /\.(ts|mjs|md)$/
 const MENTION = new RegExp(`\\b(?:${PARTS.join('|')})/[a-z0-9][a-z0-9/_-]*\\.(?:ts|js|mjs|yaml|json)\\b`, 'g')
 

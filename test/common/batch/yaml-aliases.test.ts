@@ -2,7 +2,7 @@ import t from 'tap'
 import { parseYamlDocument, yamlValue } from '../../../common/yaml/yaml-tags.js'
 import { parseYamlSource } from '../../../common/yaml/yaml-diagnostics.js'
 import { parseImportance } from '../../../crawler/run/importance-file.js'
-import { parseSiteYaml } from '../../../fixture-server/index.js'
+import { parseSiteYaml } from '../../../fixture-site/index.js'
 
 /** The billion laughs: ten levels, each aliasing the one before ten times (10^10 values once expanded). */
 const BOMB = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]',

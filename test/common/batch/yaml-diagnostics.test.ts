@@ -10,7 +10,7 @@ import { fromRoot } from '../../../common/paths.js'
 import { parseAdapterFile } from '../../../conformance/adapters/load-adapter.js'
 import { parseScenario } from '../../../conformance/load-scenarios.js'
 import { parseRules } from '../../../conformance/rules.js'
-import { checkSiteDefinition, parseSiteYaml } from '../../../fixture-server/site-file.js'
+import { checkSiteDefinition, parseSiteYaml } from '../../../fixture-site/site/site-file.js'
 
 // How a mistake in any of WebKrab's files reads: where (file:line:col), what, and the
 // schema rule it broke, for every mistake of the file at once.
@@ -125,7 +125,7 @@ t.test('a pattern failure says in words what the value must look like, never the
 })
 
 /** Every schema WebKrab ships, by file. */
-const SCHEMAS = ['fixture-server/schema', 'conformance/schema', 'reports/schema'].flatMap(d => readdirSync(fromRoot(d)).filter(f => f.endsWith('.schema.json')).map(f => fromRoot(d, f)))
+const SCHEMAS = ['fixture-site/schema', 'conformance/schema', 'reports/schema'].flatMap(d => readdirSync(fromRoot(d)).filter(f => f.endsWith('.schema.json')).map(f => fromRoot(d, f)))
 
 t.test('every pattern in every schema carries the words its failure is said in', async t => {
   t.ok(SCHEMAS.length >= 6, `${SCHEMAS.length} schemas`)

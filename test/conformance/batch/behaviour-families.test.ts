@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { fromRoot } from '../../../common/paths.js'
 import { findScenarioFiles, SCENARIOS_DIR } from '../../../conformance/load-scenarios.js'
-import { CATALOGUE } from '../../../fixture-server/catalogue.js'
+import { CATALOGUE } from '../../../fixture-site/catalogue/catalogue.js'
 
 // CONTRIBUTING.md's table of behaviour families is how a newcomer goes from a
 // behaviour's name to its routes, plugin, decision and scenarios; these tests keep it true.
@@ -59,7 +59,7 @@ t.test('every scenario id starts with its folder\'s name, so the id, the folder 
 
 t.test('every file or folder a family names exists in the fixture site or the crawler', async t => {
   for (const f of families()) {
-    for (const p of f.plugins) t.ok(filesNamed(fromRoot('fixture-server'), p).length > 0, `${f.name}: fixture-server/${p}`)
+    for (const p of f.plugins) t.ok(filesNamed(fromRoot('fixture-site'), p).length > 0, `${f.name}: fixture-site/${p}`)
     for (const p of f.modules) t.ok(filesNamed(fromRoot('crawler'), p).length > 0, `${f.name}: crawler/${p}`)
   }
 })
@@ -67,18 +67,18 @@ t.test('every file or folder a family names exists in the fixture site or the cr
 t.test('every fixture plugin and every crawler policy module is named in the families section', async t => {
   const text = section()
   const claimed = new Set(families().flatMap(f => [
-    ...f.plugins.flatMap(p => filesNamed(fromRoot('fixture-server'), p)),
+    ...f.plugins.flatMap(p => filesNamed(fromRoot('fixture-site'), p)),
     ...f.modules.flatMap(p => filesNamed(fromRoot('crawler'), p))
   ]))
-  for (const f of tsFiles(fromRoot('fixture-server', 'plugins'))) {
-    t.ok(claimed.has(`plugins/${f}`) || text.includes(`\`plugins/${f}\``), `fixture-server/plugins/${f}`)
+  for (const f of tsFiles(fromRoot('fixture-site', 'plugins'))) {
+    t.ok(claimed.has(`plugins/${f}`) || text.includes(`\`plugins/${f}\``), `fixture-site/plugins/${f}`)
   }
   for (const f of tsFiles(fromRoot('crawler', 'policy'))) t.ok(claimed.has(`policy/${f}`), `crawler/policy/${f}`)
 })
 
 t.test('a plugin or policy module named after a family is listed in that family\'s row', async t => {
   for (const f of families()) {
-    if (existsSync(fromRoot('fixture-server', 'plugins', `${f.name}.ts`))) t.ok(f.plugins.includes(`plugins/${f.name}.ts`), `${f.name}: plugins/${f.name}.ts`)
+    if (existsSync(fromRoot('fixture-site', 'plugins', `${f.name}.ts`))) t.ok(f.plugins.includes(`plugins/${f.name}.ts`), `${f.name}: plugins/${f.name}.ts`)
     if (existsSync(fromRoot('crawler', 'policy', `${f.name}.ts`))) t.ok(f.modules.includes(`policy/${f.name}.ts`), `${f.name}: policy/${f.name}.ts`)
   }
 })

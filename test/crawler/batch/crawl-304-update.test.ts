@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
 import { Store } from '../../../crawler/store/store.js'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 import { openBench, requestsTo, resourceFor } from '../crawl-helpers.js'
 
 // A 304 is a full response for metadata (RFC 9111 section 4.3.4).

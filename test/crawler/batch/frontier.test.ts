@@ -1,7 +1,7 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 import { crawl, type CrawlOptions } from '../../../crawler/index.js'
 import type { CrawlEvent } from '../../../crawler/run/crawl-events.js'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
 import { decideRetry, DEFAULT_LONGEST_WAIT_MS, type RetryInput } from '../../../crawler/policy/retry.js'
 import { parseRetryAfter } from '../../../common/http/retry-after.js'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 
 // A Retry-After of 10^12 seconds, or an HTTP-date in the year 9999, must not make a run
 // without a deadline sleep for 68 years: waits longer than a run sits out are deferred.

@@ -3,7 +3,7 @@ import { Agent, request } from 'undici'
 import { decideRobots } from '../../../crawler/policy/robots-decision.js'
 import { judgeRobotsAnswer, type RobotsAnswer, type RobotsRecord } from '../../../crawler/policy/robots-fetch.js'
 import { ROBOTS_PARSING_LIMIT_BYTES } from '../../../crawler/policy/robots-rules.js'
-import { parseHttpDate, startFixtureSite } from '../../../fixture-server/index.js'
+import { parseHttpDate, startFixtureSite } from '../../../fixture-site/index.js'
 
 // The robots.txt policy against the fixture's robots.txt behaviours, over real sockets:
 // each variant is read as a crawler would (redirects one by one, the body capped a little

@@ -14,10 +14,10 @@ import { readResponseFields } from '../../../crawler/policy/response-fields.js'
 import { decideRedirect } from '../../../crawler/policy/redirects.js'
 import { judgeLastModified } from '../../../crawler/policy/validators.js'
 import { formatVary, parseVary, selectedHeaders, variantKey } from '../../../crawler/policy/vary.js'
-import { chooseLanguage, evaluatePreconditions, negotiateEncoding, parseEntityTags, parseHttpDate as siteParseHttpDate, CONTENT_CODINGS } from '../../../fixture-server/index.js'
-import { httpDate } from '../../../fixture-server/date-header.js'
-import { parseRetryAfterSpec } from '../../../fixture-server/query-params.js'
-import { retryAfterValue } from '../../../fixture-server/retry-after-field.js'
+import { chooseLanguage, evaluatePreconditions, negotiateEncoding, parseEntityTags, parseHttpDate as siteParseHttpDate, CONTENT_CODINGS } from '../../../fixture-site/index.js'
+import { httpDate } from '../../../fixture-site/http/date-header.js'
+import { parseRetryAfterSpec } from '../../../fixture-site/http/query-params.js'
+import { retryAfterValue } from '../../../fixture-site/http/retry-after-field.js'
 
 // Property tests for every header parser in the code base, crawler, fixture site and
 // harness alike: no input throws (or, where throwing is the contract, only a WebKrab

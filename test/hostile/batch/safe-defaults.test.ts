@@ -12,7 +12,7 @@ import { parseAdapterFile } from '../../../conformance/adapters/load-adapter.js'
 import { crawl } from '../../../crawler/index.js'
 import { parseImportance } from '../../../crawler/run/importance-file.js'
 import { decideRedirect } from '../../../crawler/policy/redirects.js'
-import { parseSiteYaml, startFixtureSite } from '../../../fixture-server/index.js'
+import { parseSiteYaml, startFixtureSite } from '../../../fixture-site/index.js'
 
 // Safe defaults, each checked so that a regression fails here: the fixture site listens
 // on loopback only, YAML files cannot carry custom tags, the crawler sends no credentials
@@ -149,7 +149,7 @@ function sources (dir: string): string[] {
 t.test('no code path throws a bare Error where a registry code fits', async t => {
   // formatHttpDate's RangeError guards a programming mistake: every caller clamps to the years it can write
   const allowed = new Set(['common/http/http-date.ts'])
-  const files = ['bin', 'common', 'fixture-server', 'crawler', 'conformance', 'reports', 'bench'].flatMap(sources)
+  const files = ['bin', 'common', 'fixture-site', 'crawler', 'conformance', 'reports', 'bench'].flatMap(sources)
   t.ok(files.length > 100)
   for (const file of files) {
     const bare = readFileSync(fromRoot(file), 'utf8').split('\n').filter(line => /\bthrow new (Error|TypeError|RangeError|SyntaxError)\(/.test(line))

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { JournalEntry } from '../../../fixture-server/index.js'
+import type { JournalEntry } from '../../../fixture-site/index.js'
 import { validateReport } from '../../../reports/load-report.js'
 import { renderHtml } from '../../../reports/render-html.js'
 import { entryFor, openPlanBench, requestsPerSiteDay } from '../plan-crawl-bench.js'

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { crawl } from '../../../crawler/index.js'
 import { PlanStore } from '../../../crawler/store/plan-store.js'
 import { Store } from '../../../crawler/store/store.js'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 
 // Change histories and estimates are kept per resource and Vary variant: a page
 // served in French and in English is two representations with their own rates.

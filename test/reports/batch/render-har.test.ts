@@ -4,7 +4,7 @@ import { compileSchemaCheck } from '../../../reports/schema-check.js'
 import { fromRoot } from '../../../common/paths.js'
 import { reportToHar, journalToHar } from '../../../reports/render-har.js'
 import type { Har } from '../../../reports/har-types.js'
-import { startFixtureSite } from '../../../fixture-server/index.js'
+import { startFixtureSite } from '../../../fixture-site/index.js'
 import { makeReport } from '../report-factory.js'
 
 const checkHar = compileSchemaCheck(fromRoot('reports', 'schema', 'har.schema.json'))
