@@ -1,3 +1,4 @@
+import { writeKeptResults } from './results-file.js'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -7,7 +8,6 @@ import { resolveCrawler } from './adapters/load-adapter.js'
 import type { ConformanceIo } from './conformance-io.js'
 import { loadScenarios, SCENARIOS_DIR } from './load-scenarios.js'
 import { loadResults } from './reporters/compare.js'
-import { renderJson } from './reporters/json.js'
 import { renderScorecardText } from './reporters/scorecard.js'
 import { writeResultsSite } from './reporters/site.js'
 import { cpuGate, sharedGate, type CpuGate } from './cpu-gate.js'
@@ -81,7 +81,7 @@ export async function runScorecard (options: ScorecardOptions, io: ConformanceIo
         // the economy it had stays until it is run again
         const file = join(dirOf(adapter), `${adapter.name}.json`)
         const before = existsSync(file) ? loadResults([file])[0].economy : undefined
-        writeFileSync(file, renderJson(before === undefined ? result : { ...result, economy: before }))
+        writeKeptResults(file, before === undefined ? result : { ...result, economy: before })
         io.stderr.write(`scorecard: ${adapter.name}: ${result.totals.byVerdict.pass}/${result.totals.scenarios} pass, ${result.totals.requiredFailures} unexpected required failures, ${result.totals.unexpectedPasses} unexpected passes (${(result.durationMs / 1000).toFixed(0)} s)\n`)
       }))
   }
@@ -128,7 +128,7 @@ async function writeEconomy (adapters: CrawlerAdapter[], io: ConformanceIo, resu
     if (e === undefined) continue
     const file = join(resultsDir, `${a.name}.json`)
     const result = loadResults([file])[0]
-    writeFileSync(file, renderJson({ ...result, economy: e }))
+    writeKeptResults(file, { ...result, economy: e })
     io.stderr.write(`scorecard: ${a.name}: ${e.figures === null ? `no economy figures: ${e.why}` : `${e.figures.overOracle.toFixed(2)} times the oracle minimum, freshness ${e.figures.freshness.toFixed(3)}`} (${e.seconds.toFixed(0)} s)\n`)
   }
 }

@@ -1,3 +1,4 @@
+import { wholeResults } from '../results-file.js'
 import { readFileSync } from 'node:fs'
 import { errors } from '../../common/errors.js'
 import { badge, card } from '../../reports/page-kit/blocks.js'
@@ -29,7 +30,7 @@ export function loadResults (paths: string[], flag = '--compare'): SuiteResult[]
     if ((value as { schema?: unknown } | null)?.schema !== 'webkrab.conformance/v1') {
       throw errors.WEBKRAB_ERR_BAD_FLAG(`${flag} ${p}: not a conformance results file ("schema": "webkrab.conformance/v1")`)
     }
-    return value as SuiteResult
+    return wholeResults(value as SuiteResult, p)
   })
 }
 
