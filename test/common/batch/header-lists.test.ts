@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { cacheDirectives, parseList, parseQValue, weightedList } from '../../../common/http/header-lists.js'
 
 t.test('a list splits at commas outside quoted strings, drops empty elements and reads parameters (RFC 9110 5.6.1, 5.6.4, 5.6.6)', async t => {
@@ -30,7 +31,7 @@ t.test('a qvalue is 0 to 1 with at most three decimals; anything else is no weig
 })
 
 t.test('any string: the list reader never throws, names are lower-case and never empty, and a directive name is present only when it is an element', async t => {
-  fc.assert(fc.property(fc.string(), s => {
+  holds(t, fc.property(fc.string(), s => {
     const list = parseList(s)
     for (const e of list) {
       if (e.name.length === 0 || e.name !== e.name.toLowerCase()) return false
@@ -38,8 +39,8 @@ t.test('any string: the list reader never throws, names are lower-case and never
     for (const w of weightedList(s)) if (!(w.q >= 0 && w.q <= 1)) return false
     return true
   }), { numRuns: 2000 })
-  fc.assert(fc.property(fc.array(fc.constantFrom('no-store', 'no-cache', 'max-age=5', 'private', 'public', 's-maxage=9', 'immutable')), fc.constantFrom('no-store', 'no-cache', 'immutable'),
+  holds(t, fc.property(fc.array(fc.constantFrom('no-store', 'no-cache', 'max-age=5', 'private', 'public', 's-maxage=9', 'immutable')), fc.constantFrom('no-store', 'no-cache', 'immutable'),
     (directives, name) => cacheDirectives(directives.join(', ')).has(name) === directives.includes(name)))
-  fc.assert(fc.property(fc.string().filter(s => !s.includes('"') && !s.includes('\\')), inner =>
+  holds(t, fc.property(fc.string().filter(s => !s.includes('"') && !s.includes('\\')), inner =>
     !cacheDirectives(`private="${inner}"`).has('no-store')))
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { parseDuration, parseSize, formatDuration } from '../../../common/units.js'
 import { isWebkrabError } from '../../../common/errors.js'
 
@@ -37,11 +38,11 @@ t.test('a plain byte count is whole: a fraction of a byte is bad input, a fracti
 })
 
 t.test('formatDuration round-trips through parseDuration', async t => {
-  fc.assert(fc.property(fc.nat({ max: 10 ** 10 }), ms => parseDuration(formatDuration(ms)) === ms))
+  holds(t, fc.property(fc.nat({ max: 10 ** 10 }), ms => parseDuration(formatDuration(ms)) === ms))
 })
 
 t.test('no string makes the unit parsers throw anything but a WebKrab input error', async t => {
-  fc.assert(fc.property(fc.string(), s => {
+  holds(t, fc.property(fc.string(), s => {
     for (const parse of [parseDuration, parseSize]) {
       try { parse(s) } catch (err) { if (!isWebkrabError(err) || err.exitCode !== 2) return false }
     }

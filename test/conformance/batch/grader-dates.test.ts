@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { formatHttpDate, parseHttpDate } from '../../../common/http/http-date.js'
 import { parseRetryAfter } from '../../../common/http/retry-after.js'
 import { graderHttpDate, graderRetryAfterMs } from '../../../conformance/checks/grader-dates.js'
@@ -40,13 +41,13 @@ t.test('on generated dates in all three forms, and on generated field values, th
     const [, dd, mon, yyyy, time] = fix.replace(',', '').split(' ')
     return [fix, `${day}, ${dd}-${mon}-${yyyy.slice(2)} ${time} GMT`, `${fix.slice(0, 3)} ${mon} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${yyyy}`]
   }
-  fc.assert(fc.property(instants, fc.integer({ min: 0, max: 2 }), (ms, form) => {
+  holds(t, fc.property(instants, fc.integer({ min: 0, max: 2 }), (ms, form) => {
     const text = forms(ms)[form]
     return graderHttpDate(text, NOW) === shared(text)
   }), { numRuns: 2000 })
   const noise = fc.oneof(fc.string({ maxLength: 40 }), fc.stringMatching(/^[A-Za-z]{3}, \d{1,3} [A-Za-z]{3} \d{2,5} \d{1,2}:\d{2}:\d{2} G?MT$/), fc.stringMatching(/^\s*\d{0,14}\s*$/))
-  fc.assert(fc.property(noise, text => graderHttpDate(text, NOW) === shared(text)), { numRuns: 2000 })
-  fc.assert(fc.property(fc.oneof(noise, instants.map(ms => formatHttpDate(ms)), fc.nat({ max: 2 ** 40 }).map(String)), fc.option(instants, { nil: null }), (text, dateMs) =>
+  holds(t, fc.property(noise, text => graderHttpDate(text, NOW) === shared(text)), { numRuns: 2000 })
+  holds(t, fc.property(fc.oneof(noise, instants.map(ms => formatHttpDate(ms)), fc.nat({ max: 2 ** 40 }).map(String)), fc.option(instants, { nil: null }), (text, dateMs) =>
     graderRetryAfterMs(text, dateMs, NOW) === sharedWait(text, dateMs)), { numRuns: 3000 })
   t.pass('2000 dates, 2000 field values and 3000 Retry-After values agreed')
 })

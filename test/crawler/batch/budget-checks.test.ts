@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { mayStartRequest, mayTakeBytes, bytesThatFit, DEFAULT_BUDGETS } from '../../../crawler/policy/budgets.js'
 
 const NO_LIMITS = { maxRequests: null, maxBytes: null, maxDurationMs: null }
@@ -54,7 +55,7 @@ t.test('bytesThatFit keeps a capped body up to exactly its limit', async t => {
   t.equal(bytesThatFit(100, 20, 100), 0)
   t.equal(bytesThatFit(120, 20, 100), 0)
   t.equal(bytesThatFit(0, 20, null), 20)
-  fc.assert(fc.property(fc.nat(), fc.nat(), fc.nat(), (before, chunk, limit) => {
+  holds(t, fc.property(fc.nat(), fc.nat(), fc.nat(), (before, chunk, limit) => {
     const fit = bytesThatFit(before, chunk, limit)
     return fit >= 0 && fit <= chunk && (before >= limit || before + fit <= limit)
   }))

@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { decideRedirect, type RedirectInput } from '../../../crawler/policy/redirects.js'
 
 const A = 'http://127.0.0.1:8001'
@@ -75,7 +76,7 @@ t.test('304, 305 and 306 are not redirects to follow', async t => {
 })
 
 t.test('no Location makes decideRedirect throw, and a followed URL is always http(s) and in scope', async t => {
-  fc.assert(fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.webUrl(), fc.webPath()), fc.integer({ min: 300, max: 399 }), (location, status) => {
+  holds(t, fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.webUrl(), fc.webPath()), fc.integer({ min: 300, max: 399 }), (location, status) => {
     const d = decideRedirect(input({ location, status }))
     if (d.action === 'stop') return d.reason.length > 0
     const u = new URL(d.url)

@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { parseRetryAfter, MAX_RETRY_AFTER_MS } from '../../../common/http/retry-after.js'
 import { retryAfterSignal } from '../../../crawler/policy/retry.js'
 import { formatHttpDate } from '../../../common/http/http-date.js'
@@ -98,7 +99,7 @@ t.test('no input makes parseRetryAfter throw, and every wait is a finite non-neg
     fc.constant(undefined)
   )
   const time = fc.oneof(fc.integer(), fc.double(), fc.constant(Number.NaN))
-  fc.assert(fc.property(value, fc.option(time, { nil: null }), time, (v, date, now) => {
+  holds(t, fc.property(value, fc.option(time, { nil: null }), time, (v, date, now) => {
     const r = parseRetryAfter(v, date, now)
     if (r.kind === 'delay' || r.kind === 'date') return Number.isFinite(r.delayMs) && r.delayMs >= 0 && r.delayMs <= MAX_RETRY_AFTER_MS
     return r.kind === 'absent' ? v === undefined : typeof r.reason === 'string'

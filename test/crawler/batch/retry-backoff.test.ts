@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { backoffDelay, jitterFor, seededRandom, DEFAULT_BACKOFF } from '../../../crawler/policy/backoff.js'
 
 const noJitter = { ...DEFAULT_BACKOFF, jitterRatio: 0 }
@@ -25,7 +26,7 @@ t.test('jitter never makes a wait shorter than the un-jittered wait', async t =>
     jitterRatio: fc.double({ min: -1, max: 5, noNaN: true })
   })
   const draw = fc.oneof(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), fc.constantFrom(-1, 2, Number.NaN, Number.POSITIVE_INFINITY))
-  fc.assert(fc.property(fc.integer({ min: -5, max: 5000 }), options, draw, (attempt, o, r) => {
+  holds(t, fc.property(fc.integer({ min: -5, max: 5000 }), options, draw, (attempt, o, r) => {
     const jittered = backoffDelay(attempt, () => r, o)
     const plain = backoffDelay(attempt, () => 0, { ...o, jitterRatio: 0 })
     return jittered.delayMs >= plain.delayMs && Number.isFinite(jittered.delayMs) && jittered.jitterMs >= 0
@@ -33,7 +34,7 @@ t.test('jitter never makes a wait shorter than the un-jittered wait', async t =>
 })
 
 t.test('a wait never shrinks from one attempt to the next', async t => {
-  fc.assert(fc.property(fc.integer({ min: 1, max: 200 }), n => {
+  holds(t, fc.property(fc.integer({ min: 1, max: 200 }), n => {
     return backoffDelay(n + 1, () => 0, noJitter).baseMs >= backoffDelay(n, () => 0, noJitter).baseMs
   }))
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { decideRetry, type RetryInput, type RetryDecision } from '../../../crawler/policy/retry.js'
 import { parseRetryAfter } from '../../../common/http/retry-after.js'
 import { DEFAULT_BACKOFF, seededRandom } from '../../../crawler/policy/backoff.js'
@@ -155,7 +156,7 @@ t.test('successes and 304 need no retry', async t => {
 t.test('no retry is ever scheduled before the server-named time, nor before now', async t => {
   const statuses = fc.constantFrom(null, 200, 301, 302, 304, 401, 403, 404, 408, 429, 500, 503, 504, 99, 600)
   const value = fc.oneof(fc.nat({ max: 10 ** 6 }).map(String), fc.constantFrom(undefined, '-1', 'x', '1000000000000'))
-  fc.assert(fc.property(statuses, value, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 10 }),
+  holds(t, fc.property(statuses, value, fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 10 }),
     fc.option(fc.nat({ max: 10 ** 7 }), { nil: null }), fc.integer(), (status, v, attempt, maxAttempts, deadlineIn, seed) => {
       const retryAfter = parseRetryAfter(v, null, 0)
       const d: RetryDecision = decideRetry(input({ status, retryAfter, attempt, maxAttempts, deadlineMs: deadlineIn === null ? null : NOW + deadlineIn, random: seededRandom(seed), errorKind: 'retry' }))

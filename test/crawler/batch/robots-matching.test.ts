@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { chooseRobotsGroup, matchRobots, robotsCrawlDelay } from '../../../crawler/policy/robots-match.js'
 import { normaliseRobotsPattern, normaliseRobotsTarget, robotsPatternMatches } from '../../../crawler/policy/robots-path.js'
 import { parseRobots, productTokenOf, ROBOTS_PARSING_LIMIT_BYTES } from '../../../crawler/policy/robots-rules.js'
@@ -273,7 +274,7 @@ t.test('a pattern of thousands of wildcards against a long path is decided (no b
 
 t.test('the matcher agrees with a regular-expression reading of "*" and "$" on random patterns', async t => {
   const piece = fc.stringMatching(/^[ab/.]{0,4}$/)
-  fc.assert(fc.property(fc.array(piece, { minLength: 1, maxLength: 5 }), fc.boolean(), fc.stringMatching(/^[ab/.]{0,12}$/), (pieces, anchored, rest) => {
+  holds(t, fc.property(fc.array(piece, { minLength: 1, maxLength: 5 }), fc.boolean(), fc.stringMatching(/^[ab/.]{0,12}$/), (pieces, anchored, rest) => {
     const pattern = `/${pieces.join('*')}${anchored ? '$' : ''}`
     const target = `/${rest}`
     const re = new RegExp(`^/${pieces.map(p => p.replace(/[./]/g, c => `\\${c}`)).join('.*')}${anchored ? '$' : ''}`)

@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holdsAsync } from '../../property.js'
 import { Scheduler, monotonicClock, type SchedulerOptions, type JobContext } from '../../../crawler/run/scheduler.js'
 import { VirtualClock } from '../virtual-clock.js'
 
@@ -332,7 +333,7 @@ t.test('the monotonic clock sleep ends at once when its signal aborts', async t 
 
 t.test('for any mix of jobs, deferrals and limits, every limit holds and every job runs or is handed back once', async t => {
   const jobArb = fc.record({ origin: fc.constantFrom('a', 'b', 'c'), ms: fc.integer({ min: 0, max: 500 }), deferMs: fc.option(fc.integer({ min: 0, max: 3000 }), { nil: null }) })
-  await fc.assert(fc.asyncProperty(
+  await holdsAsync(t, fc.asyncProperty(
     fc.array(jobArb, { minLength: 1, maxLength: 25 }),
     fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 300 }),
     fc.option(fc.integer({ min: 0, max: 4000 }), { nil: null }),

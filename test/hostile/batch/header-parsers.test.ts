@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { isWebkrabError } from '../../../common/errors.js'
 import { formatEntityTagList, parseEntityTag, parseEntityTagList, strongMatch, weakMatch } from '../../../common/http/entity-tag.js'
 import { formatHttpDate, parseHttpDate as commonParseHttpDate } from '../../../common/http/http-date.js'
@@ -39,19 +40,19 @@ const tagListText = fc.oneof(anyText, pieces(['"', 'W/', ',', ' ', '*', '"a"', '
 
 t.test('HTTP-date: the fixture site reads dates with the crawler\'s parser, and formats what it reads back', async t => {
   t.equal(siteParseHttpDate, commonParseHttpDate, 'one implementation, not two')
-  fc.assert(fc.property(TIME, ms => commonParseHttpDate(httpDate(ms)) === Math.floor(ms / 1000) * 1000), RUNS)
-  fc.assert(fc.property(fc.oneof(anyText, pieces(['Sun, ', 'Monday, ', '06 Nov 1994 ', '06-Nov-94 ', '08:49:37', ' GMT', 'Nov  6 ', '9999', '1900'])), TIME, (text, now) => {
+  holds(t, fc.property(TIME, ms => commonParseHttpDate(httpDate(ms)) === Math.floor(ms / 1000) * 1000), RUNS)
+  holds(t, fc.property(fc.oneof(anyText, pieces(['Sun, ', 'Monday, ', '06 Nov 1994 ', '06-Nov-94 ', '08:49:37', ' GMT', 'Nov  6 ', '9999', '1900'])), TIME, (text, now) => {
     const ms = commonParseHttpDate(text, now)
     return ms === null || Number.isFinite(ms)
   }), RUNS)
 })
 
 t.test('Retry-After: no value throws, and every value the fixture site writes reads back as the wait it meant', async t => {
-  fc.assert(fc.property(fc.oneof(anyText, pieces(['-', '0', '9', '1000000000000', 'Mon, 01 Jan 1900 00:00:00 GMT', ' ', '.', '+'])), fc.option(TIME, { nil: null }), TIME, (value, date, now) => {
+  holds(t, fc.property(fc.oneof(anyText, pieces(['-', '0', '9', '1000000000000', 'Mon, 01 Jan 1900 00:00:00 GMT', ' ', '.', '+'])), fc.option(TIME, { nil: null }), TIME, (value, date, now) => {
     const r = parseRetryAfter(value, date, now)
     return r.kind === 'invalid' || r.kind === 'absent' || (r.delayMs >= 0 && r.delayMs <= MAX_RETRY_AFTER_MS)
   }), RUNS)
-  fc.assert(fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.boolean(), fc.integer({ min: 0, max: 200_000_000_000_000 }), (seconds, asDate, dateMs) => {
+  holds(t, fc.property(fc.integer({ min: 0, max: 2 ** 31 }), fc.boolean(), fc.integer({ min: 0, max: 200_000_000_000_000 }), (seconds, asDate, dateMs) => {
     const spec = asDate ? { kind: 'date' as const, seconds } : { kind: 'seconds' as const, seconds }
     const written = retryAfterValue(spec, dateMs)
     if (written === null) return false
@@ -64,11 +65,11 @@ t.test('Retry-After: no value throws, and every value the fixture site writes re
 t.test('HTTP-date and Retry-After: no clock, however broken, makes a reader throw', async t => {
   const anyClock = fc.oneof(TIME, fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity, 8.64e15 + 1))
   const dateText = fc.oneof(anyText, TIME.map(formatHttpDate), pieces(['Sunday, 06-Nov-94 08:49:37 GMT', 'Sun Nov  6 08:49:37 1994', 'Mon, 01 Jan 1900 00:00:00 GMT']))
-  fc.assert(fc.property(dateText, anyClock, (text, now) => {
+  holds(t, fc.property(dateText, anyClock, (text, now) => {
     const ms = commonParseHttpDate(text, now)
     return ms === null || Number.isFinite(ms)
   }), RUNS)
-  fc.assert(fc.property(fc.oneof(anyText, dateText, fc.nat().map(String)), fc.option(anyClock, { nil: null }), anyClock, (value, date, now) => {
+  holds(t, fc.property(fc.oneof(anyText, dateText, fc.nat().map(String)), fc.option(anyClock, { nil: null }), anyClock, (value, date, now) => {
     const r = parseRetryAfter(value, date, now)
     return r.kind === 'invalid' || r.kind === 'absent' || (Number.isFinite(r.delayMs) && r.delayMs >= 0 && r.delayMs <= MAX_RETRY_AFTER_MS)
   }), RUNS)
@@ -76,7 +77,7 @@ t.test('HTTP-date and Retry-After: no clock, however broken, makes a reader thro
 
 t.test('Retry-After: whatever wait a writer is given, what it writes reads back as a valid Retry-After', async t => {
   const anyNumber = fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.double(), fc.constantFrom(1e21, 2 ** 53 + 2, Number.NaN, Infinity, -Infinity))
-  fc.assert(fc.property(anyNumber, fc.boolean(), fc.option(fc.oneof(TIME, fc.double()), { nil: undefined }), (seconds, asDate, dateMs) => {
+  holds(t, fc.property(anyNumber, fc.boolean(), fc.option(fc.oneof(TIME, fc.double()), { nil: undefined }), (seconds, asDate, dateMs) => {
     const written = formatRetryAfter(seconds, { asDate, dateMs })
     const read = parseRetryAfter(written, null, 0)
     return read.kind === (asDate ? 'date' : 'delay')
@@ -88,7 +89,7 @@ t.test('Retry-After: whatever wait a writer is given, what it writes reads back 
 t.test('Date and ETag as the crawler reads them: any values, any clock, and the Date it keeps is an HTTP-date', async t => {
   const anyClock = fc.oneof(TIME, fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity))
   const dateText = fc.oneof(anyText, TIME.map(formatHttpDate))
-  fc.assert(fc.property(fc.option(dateText, { nil: undefined }), fc.option(tagListText, { nil: undefined }), anyClock, (date, etag, now) => {
+  holds(t, fc.property(fc.option(dateText, { nil: undefined }), fc.option(tagListText, { nil: undefined }), anyClock, (date, etag, now) => {
     const received: Record<string, string> = {}
     if (date !== undefined) received.date = date
     if (etag !== undefined) received.etag = etag
@@ -100,7 +101,7 @@ t.test('Date and ETag as the crawler reads them: any values, any clock, and the 
 })
 
 t.test('Retry-After: the fixture site\'s query spelling either parses or is a bad parameter, never another error', async t => {
-  fc.assert(fc.property(fc.oneof(anyText, pieces(['date:', '+', ' ', '1', 'none', '-'])), text => {
+  holds(t, fc.property(fc.oneof(anyText, pieces(['date:', '+', ' ', '1', 'none', '-'])), text => {
     try {
       const spec = parseRetryAfterSpec(text)
       return spec.kind === 'none' || Number.isSafeInteger(spec.seconds) || spec.seconds === Number(text.replace(/^date:[+ ]?/, ''))
@@ -111,7 +112,7 @@ t.test('Retry-After: the fixture site\'s query spelling either parses or is a ba
 })
 
 t.test('Retry-After: the conformance grader reads any value the fixture site\'s journal holds without throwing', async t => {
-  fc.assert(fc.property(fc.option(anyText, { nil: undefined }), TIME, (value, at) => {
+  holds(t, fc.property(fc.option(anyText, { nil: undefined }), TIME, (value, at) => {
     const seen = { responseHeaders: value === undefined ? {} : { 'retry-after': value }, arrivedAt: at, completedAt: at } as unknown as Seen
     const wait = retryAfterWait(seen)
     return wait === null || (Number.isFinite(wait.ms) && wait.ms >= 0)
@@ -119,8 +120,8 @@ t.test('Retry-After: the conformance grader reads any value the fixture site\'s 
 })
 
 t.test('ETag: a valid entity tag reads back as itself, and nothing else is taken for one', async t => {
-  fc.assert(fc.property(entityTag, fc.constantFrom('', ' ', '\t'), (tag, ows) => parseEntityTag(`${ows}${tag}${ows}`) === tag), RUNS)
-  fc.assert(fc.property(tagListText, text => {
+  holds(t, fc.property(entityTag, fc.constantFrom('', ' ', '\t'), (tag, ows) => parseEntityTag(`${ows}${tag}${ows}`) === tag), RUNS)
+  holds(t, fc.property(tagListText, text => {
     const tag = parseEntityTag(text)
     return tag === null || /^(W\/)?"[^"]*"$/.test(tag)
   }), RUNS)
@@ -129,11 +130,11 @@ t.test('ETag: a valid entity tag reads back as itself, and nothing else is taken
 })
 
 t.test('If-None-Match lists: a written list reads back tag for tag, and the fixture site splits lists the same way', async t => {
-  fc.assert(fc.property(fc.array(entityTag, { maxLength: 8 }), tags => {
+  holds(t, fc.property(fc.array(entityTag, { maxLength: 8 }), tags => {
     const read = parseEntityTagList(formatEntityTagList(tags))
     return !read.malformed && JSON.stringify(read.tags) === JSON.stringify(tags)
   }), RUNS)
-  fc.assert(fc.property(tagListText, text => {
+  holds(t, fc.property(tagListText, text => {
     const read = parseEntityTagList(text)
     const site = parseEntityTags(text)
     return JSON.stringify(read.tags === '*' ? ['*'] : read.tags) === JSON.stringify(site)
@@ -142,11 +143,11 @@ t.test('If-None-Match lists: a written list reads back tag for tag, and the fixt
 })
 
 t.test('entity-tag comparison: strong implies weak, and weak is symmetric (RFC 9110 section 8.8.3.2)', async t => {
-  fc.assert(fc.property(entityTag, entityTag, (a, b) => weakMatch(a, b) === weakMatch(b, a) && (!strongMatch(a, b) || weakMatch(a, b))), RUNS)
+  holds(t, fc.property(entityTag, entityTag, (a, b) => weakMatch(a, b) === weakMatch(b, a) && (!strongMatch(a, b) || weakMatch(a, b))), RUNS)
 })
 
 t.test('preconditions: no combination of conditional fields makes the fixture site throw', async t => {
-  fc.assert(fc.property(fc.option(tagListText, { nil: undefined }), fc.option(tagListText, { nil: undefined }), fc.option(anyText, { nil: undefined }), fc.option(anyText, { nil: undefined }),
+  holds(t, fc.property(fc.option(tagListText, { nil: undefined }), fc.option(tagListText, { nil: undefined }), fc.option(anyText, { nil: undefined }), fc.option(anyText, { nil: undefined }),
     fc.option(entityTag, { nil: null }), fc.option(TIME, { nil: null }), (ifMatch, ifNoneMatch, ims, ius, etag, lastModified) => {
       const r = evaluatePreconditions({ method: 'GET', ifMatch, ifNoneMatch, ifModifiedSince: ims, ifUnmodifiedSince: ius }, { etag, lastModified })
       return ['proceed', 'not-modified', 'precondition-failed'].includes(r.outcome)
@@ -157,7 +158,7 @@ const cacheControl = fc.oneof(anyText, pieces(['max-age=', 'no-store', 'no-cache
 
 t.test('Cache-Control, Expires, Age and Pragma: storability and freshness are decided for any values, never thrown', async t => {
   const date = fc.oneof(anyText, TIME.map(formatHttpDate))
-  fc.assert(fc.property(cacheControl, cacheControl, date, date, fc.oneof(anyText, fc.nat().map(String)), fc.integer({ min: 0, max: 2 ** 40 }), (cc, reqCc, dateValue, expires, age, now) => {
+  holds(t, fc.property(cacheControl, cacheControl, date, date, fc.oneof(anyText, fc.nat().map(String)), fc.integer({ min: 0, max: 2 ** 40 }), (cc, reqCc, dateValue, expires, age, now) => {
     const response = { 'cache-control': cc, date: dateValue, expires, age, pragma: cc }
     const storable = judgeStorability('http://127.0.0.1/x', 200, { 'cache-control': reqCc }, response)
     const fresh = judgeFreshness({ url: 'http://127.0.0.1/x', status: 200, requestHeaders: {}, responseHeaders: response, responseTimeMs: now }, { 'cache-control': reqCc }, now + 1000)
@@ -167,7 +168,7 @@ t.test('Cache-Control, Expires, Age and Pragma: storability and freshness are de
 
 t.test('Vary: any value parses, and a parsed list written back parses to itself', async t => {
   const varyText = fc.oneof(anyText, pieces(['Accept-Language', 'accept-encoding', '*', ',', ' ', 'Cookie']))
-  fc.assert(fc.property(varyText, fc.dictionary(fc.constantFrom('accept-language', 'accept-encoding', 'cookie'), anyText), (text, headers) => {
+  holds(t, fc.property(varyText, fc.dictionary(fc.constantFrom('accept-language', 'accept-encoding', 'cookie'), anyText), (text, headers) => {
     const names = parseVary(text)
     const again = parseVary(formatVary(names))
     return JSON.stringify(again) === JSON.stringify(names) && typeof variantKey(names, headers) === 'string'
@@ -180,7 +181,7 @@ t.test('Vary: any value parses, and a parsed list written back parses to itself'
 
 t.test('Content-Encoding: any list parses; decoders are made or a decoding error says why, never anything else', async t => {
   const codings = fc.oneof(anyText, pieces(['gzip', 'br', 'deflate', 'identity', 'x-gzip', ',', ' ', 'zstd', 'GZIP']))
-  fc.assert(fc.property(codings, text => {
+  holds(t, fc.property(codings, text => {
     const list = parseContentEncoding(text)
     if (JSON.stringify(parseContentEncoding(list.join(', '))) !== JSON.stringify(list)) return false
     try {
@@ -195,15 +196,15 @@ t.test('Content-Encoding: any list parses; decoders are made or a decoding error
 })
 
 t.test('Accept-Encoding and Accept-Language: the fixture site negotiates any value without throwing', async t => {
-  fc.assert(fc.property(fc.oneof(anyText, pieces(['gzip', 'br', ';q=', '0.5', '*', ',', 'deflate', 'q=abc'])), text =>
+  holds(t, fc.property(fc.oneof(anyText, pieces(['gzip', 'br', ';q=', '0.5', '*', ',', 'deflate', 'q=abc'])), text =>
     [null, ...CONTENT_CODINGS].includes(negotiateEncoding(text, CONTENT_CODINGS))), RUNS)
-  fc.assert(fc.property(fc.oneof(anyText, pieces(['fr', 'de-CH', 'en', ';q=', '0.1', '*', ','])), text => ['en', 'fr', 'de'].includes(chooseLanguage(text))), RUNS)
+  holds(t, fc.property(fc.oneof(anyText, pieces(['fr', 'de-CH', 'en', ';q=', '0.1', '*', ','])), text => ['en', 'fr', 'de'].includes(chooseLanguage(text))), RUNS)
 })
 
 t.test('Last-Modified against Date, and a 304\'s validators against the stored ones: judged for any values', async t => {
   const dateText = fc.oneof(anyText, TIME.map(formatHttpDate))
-  fc.assert(fc.property(fc.option(dateText, { nil: null }), fc.option(dateText, { nil: null }), TIME, (lm, date, now) => typeof judgeLastModified(lm, date, now).why === 'string'), RUNS)
-  fc.assert(fc.property(fc.option(tagListText, { nil: null }), fc.option(dateText, { nil: null }), fc.dictionary(fc.constantFrom('etag', 'last-modified', 'date', 'vary'), anyText), (etag, lm, response) => {
+  holds(t, fc.property(fc.option(dateText, { nil: null }), fc.option(dateText, { nil: null }), TIME, (lm, date, now) => typeof judgeLastModified(lm, date, now).why === 'string'), RUNS)
+  holds(t, fc.property(fc.option(tagListText, { nil: null }), fc.option(dateText, { nil: null }), fc.dictionary(fc.constantFrom('etag', 'last-modified', 'date', 'vary'), anyText), (etag, lm, response) => {
     const v = judgeNotModified({ ifNoneMatch: etag, ifModifiedSince: lm }, { etag, lastModified: lm, vary: null, date: null }, response, Date.UTC(2026, 0, 1))
     return typeof v.matches === 'boolean' && v.reason.length > 0
   }), RUNS)
@@ -211,7 +212,7 @@ t.test('Last-Modified against Date, and a 304\'s validators against the stored o
 
 t.test('Location: any value is followed to an http(s) URL without credentials, or refused with a reason', async t => {
   const location = fc.oneof(anyText, fc.webUrl(), pieces(['http://', 'user:pw@', 'file:', '//', '\\', '[::1', ':99999', '..', '/', '?', '#', 'javascript:']))
-  fc.assert(fc.property(location, fc.constantFrom(301, 302, 303, 307, 308), (loc, status) => {
+  holds(t, fc.property(location, fc.constantFrom(301, 302, 303, 307, 308), (loc, status) => {
     const d = decideRedirect({ from: 'http://127.0.0.1:8080/a', location: loc, status, hop: 0, maxRedirects: 10, scope: null, visited: [] })
     if (d.action === 'stop') return d.reason.length > 0
     const url = new URL(d.url)
@@ -220,7 +221,7 @@ t.test('Location: any value is followed to an http(s) URL without credentials, o
 })
 
 t.test('--header values: parsed to a header map or refused with a WebKrab input error', async t => {
-  fc.assert(fc.property(fc.array(fc.oneof(anyText, pieces(['Accept-Language', ':', ' fr', 'X', '\r\n']))), values => {
+  holds(t, fc.property(fc.array(fc.oneof(anyText, pieces(['Accept-Language', ':', ' fr', 'X', '\r\n']))), values => {
     try {
       return typeof parseHeaderFlags(values) === 'object'
     } catch (err) {

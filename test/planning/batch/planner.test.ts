@@ -1,5 +1,6 @@
 import t from 'tap'
 import fc from 'fast-check'
+import { holds } from '../../property.js'
 import { knownRateEstimate } from '../../../crawler/planning/change-rate.js'
 import { chooseFetchMode } from '../../../crawler/planning/fetch-mode.js'
 import { type PlanCandidate, planRevisits, slotTimes } from '../../../crawler/planning/planner.js'
@@ -21,7 +22,7 @@ function candidate (key: string, ratePerDay: number, daysSinceFetch: number | nu
 }
 
 t.test('a plan never exceeds the budget: at most one request per 1/B of a day, across consecutive plans too', async t => {
-  fc.assert(fc.property(
+  holds(t, fc.property(
     fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 500 }), fc.double({ min: 0.05, max: 3, noNaN: true }), fc.integer({ min: 1, max: 4 }),
     (n, perDay, horizonDays, plans) => {
       const candidates = Array.from({ length: n }, (_, i) => candidate(`r${i}`, 0.01 + i * 0.05, i % 5 === 0 ? null : i))
