@@ -27,6 +27,10 @@ export interface CrawlerSideFigures {
 export interface FloorSideFigures extends CrawlerSideFigures {
   rows: number
   storedBodyBytes: number
+  /** The history floor's own writes: observation rows, frontier rows marked done, report entries. */
+  observations?: number
+  done?: number
+  reportEntries?: number
 }
 
 export interface CrawlerBenchResult {
@@ -42,19 +46,25 @@ export interface CrawlerBenchResult {
   bareUndici: CrawlerSideFigures
   /** The bare loop that also digests each page and stores it in SQLite (nothing else). */
   storeFloor: FloorSideFigures
+  /** The store floor that also keeps history: an observation row, the frontier mark and a report entry per page, grouped as the store groups them. */
+  historyFloor: FloorSideFigures
   /** crawler / bare pages per second (median round). */
   ratio: number
   /** store floor / bare: about the most a crawler that stores each page on its event loop could reach on this machine (median round). */
   floorRatio: number
-  /** crawler / store floor pages per second (median round): the figure the target is about. */
+  /** crawler / store floor pages per second (median round). */
   crawlerOfFloor: number
-  /** crawler / store floor CPU per page (median round): the figure the CPU target is about. */
+  /** crawler / store floor CPU per page (median round). */
   cpuOfFloor: number
+  /** crawler / history floor pages per second (median round): the figure the target is about. */
+  crawlerOfHistory: number
+  /** crawler / history floor CPU per page (median round): the figure the CPU target is about. */
+  cpuOfHistory: number
   /** Each measured round's ratios, in the order they ran. */
-  roundRatios: { crawlerOfFloor: number[], cpuOfFloor: number[] }
-  /** At least this share of the store floor's pages per second. */
+  roundRatios: { crawlerOfFloor: number[], cpuOfFloor: number[], crawlerOfHistory: number[], cpuOfHistory: number[] }
+  /** At least this share of the history floor's pages per second. */
   target: number
-  /** At most this multiple of the store floor's CPU per page. */
+  /** At most this multiple of the history floor's CPU per page. */
   cpuTarget: number
   pass: boolean
 }

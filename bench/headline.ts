@@ -117,7 +117,7 @@ export function soakHeadline (r: SoakResult): string {
 
 /** `the reference crawler fetched 85% as many pages per second as its store floor …`. */
 export function crawlerHeadline (r: CrawlerBenchResult): string {
-  return `The reference crawler fetched ${percent(r.crawlerOfFloor)} as many pages per second as its store floor over the same ${r.pages} URLs ` +
-    `(${r.crawler.pagesPerSecond.toFixed(0)} against ${r.storeFloor.pagesPerSecond.toFixed(0)} pages/s) at ${r.cpuOfFloor.toFixed(2)} times its CPU per page ` +
-    `(${r.crawler.cpuMicrosPerPage} against ${r.storeFloor.cpuMicrosPerPage} µs), median of ${r.rounds} rounds; the targets are ${percent(r.target)} and ${r.cpuTarget} times: ${r.pass ? 'met' : 'missed'}.`
+  return `The reference crawler fetched ${percent(r.crawlerOfHistory)} as many pages per second as its history floor over the same ${r.pages} URLs ` +
+    `(${r.crawler.pagesPerSecond.toFixed(0)} against ${r.historyFloor.pagesPerSecond.toFixed(0)} pages/s) at ${r.cpuOfHistory.toFixed(2)} times its CPU per page ` +
+    `(${r.crawler.cpuMicrosPerPage} against ${r.historyFloor.cpuMicrosPerPage} µs), median of ${r.rounds} rounds; the targets are ${percent(r.target)} and ${r.cpuTarget} times: ${r.pass ? 'met' : 'missed'}.`
 }

@@ -7,20 +7,24 @@ import { runServerBench, type ServerBenchResult } from '../../bench/server.js'
 // in the same run. Speed targets are the benchmarks' business;
 // here only that both sides ran the same work and the ratio is theirs.
 
-t.test('the crawler benchmark fetches the same URLs with the reference crawler, a bare undici loop and the store floor, and its ratios are the median round\'s', async t => {
+t.test('the crawler benchmark fetches the same URLs with the reference crawler, a bare undici loop, the store floor and the history floor, and its ratios are the median round\'s', async t => {
   const r = await runCrawlerBench({ pages: 24, pageBytes: 2000, concurrency: 4, rounds: 1, warmup: 0 })
   t.equal(r.crawler.requests, 24, 'the crawler made one request per page')
   t.equal(r.bareUndici.requests, 24, 'the bare loop the same')
   t.equal(r.storeFloor.requests, 24, 'the store floor the same')
-  t.equal(r.crawler.failures + r.bareUndici.failures + r.storeFloor.failures, 0)
+  t.equal(r.historyFloor.requests, 24, 'the history floor the same')
+  t.equal(r.crawler.failures + r.bareUndici.failures + r.storeFloor.failures + r.historyFloor.failures, 0)
   t.ok(r.crawler.pagesPerSecond > 0 && r.bareUndici.pagesPerSecond > 0 && r.storeFloor.pagesPerSecond > 0, 'every side was timed')
   t.equal(r.ratio, r.crawler.pagesPerSecond / r.bareUndici.pagesPerSecond)
   t.equal(r.floorRatio, r.storeFloor.pagesPerSecond / r.bareUndici.pagesPerSecond)
   t.equal(r.crawlerOfFloor, r.crawler.pagesPerSecond / r.storeFloor.pagesPerSecond)
   t.equal(r.cpuOfFloor, r.crawler.cpuMicrosPerPage / r.storeFloor.cpuMicrosPerPage)
-  t.same(r.roundRatios, { crawlerOfFloor: [r.crawlerOfFloor], cpuOfFloor: [r.cpuOfFloor] })
-  t.same([r.target, r.cpuTarget], [0.8, 1.5], 'the targets are against the store floor')
-  t.equal(r.pass, r.crawlerOfFloor >= r.target && r.cpuOfFloor <= r.cpuTarget)
+  t.equal(r.crawlerOfHistory, r.crawler.pagesPerSecond / r.historyFloor.pagesPerSecond)
+  t.equal(r.cpuOfHistory, r.crawler.cpuMicrosPerPage / r.historyFloor.cpuMicrosPerPage)
+  t.same(r.roundRatios, { crawlerOfFloor: [r.crawlerOfFloor], cpuOfFloor: [r.cpuOfFloor], crawlerOfHistory: [r.crawlerOfHistory], cpuOfHistory: [r.cpuOfHistory] })
+  t.same([r.target, r.cpuTarget], [0.8, 1.5], 'the targets are against the history floor')
+  t.equal(r.pass, r.crawlerOfHistory >= r.target && r.cpuOfHistory <= r.cpuTarget)
+  t.match(r.historyFloor, { rows: 24, storedBodyBytes: 24 * 2000, observations: 24, done: 24, reportEntries: 24 }, 'the history floor kept each page, its observation, its frontier mark and its report entry')
   for (const side of [r.crawler, r.bareUndici, r.storeFloor]) t.ok(side.meanInFlight > 0 && side.meanInFlight <= 4.05, `requests in flight on average, at most the concurrency: ${side.meanInFlight}`)
   for (const side of [r.crawler, r.bareUndici, r.storeFloor]) t.ok(Number.isInteger(side.cpuMicrosPerPage) && side.cpuMicrosPerPage > 0, `CPU per page measured: ${side.cpuMicrosPerPage} µs`)
   t.equal(r.storeFloor.rows, 24, 'the floor stored a row per page')
@@ -31,8 +35,8 @@ t.test('under --retain none the store floor keeps a row per page and no body, as
   const runs: number[] = []
   const steps: string[] = []
   const r = await runCrawlerBench({ pages: 6, pageBytes: 3000, concurrency: 2, rounds: 1, warmup: 1, retain: 'none', onStart: n => { runs.push(n) }, onStep: s => { steps.push(s) } })
-  t.same(runs, [6], 'told its runs once, before the first: three sides, a warm-up and a round')
-  t.same(steps, ['bare loop, warm-up 1', 'store floor, warm-up 1', 'crawler, warm-up 1', 'bare loop, round 1', 'store floor, round 1', 'crawler, round 1'], 'a step after each run, in the order they ran')
+  t.same(runs, [8], 'told its runs once, before the first: four sides, a warm-up and a round')
+  t.same(steps, ['bare loop, warm-up 1', 'store floor, warm-up 1', 'history floor, warm-up 1', 'crawler, warm-up 1', 'bare loop, round 1', 'store floor, round 1', 'history floor, round 1', 'crawler, round 1'], 'a step after each run, in the order they ran')
   t.equal(r.retain, 'none')
   t.equal(r.storeFloor.rows, 6)
   t.equal(r.storeFloor.storedBodyBytes, 0)

@@ -95,9 +95,9 @@ t.test('the server and crawler headlines state the ratio to their baseline and w
   t.match(serverHeadline({ ...server, ratio: 0.7, pass: false }), 'served 70% of the requests per second', 'a slower run says so')
   t.match(serverHeadline({ ...server, ratio: 0.7, pass: false }), ': MISSED.')
   const side = (pps: number) => ({ pagesPerSecond: pps, elapsedMs: 1, cpuMicrosPerPage: 1, peakRssBytes: 1, failures: 0 })
-  const crawler = { pages: 500, rounds: 5, ratio: 0.62, floorRatio: 0.8, crawlerOfFloor: 0.775, cpuOfFloor: 1.4, target: 0.8, cpuTarget: 1.5, pass: false, crawler: { ...side(620), cpuMicrosPerPage: 210 }, bareUndici: side(1000), storeFloor: { ...side(800), cpuMicrosPerPage: 150 } } as unknown as CrawlerBenchResult
-  t.equal(crawlerHeadline(crawler), 'The reference crawler fetched 78% as many pages per second as its store floor over the same 500 URLs (620 against 800 pages/s) at 1.40 times its CPU per page (210 against 150 µs), median of 5 rounds; the targets are 80% and 1.5 times: missed.')
-  t.match(crawlerHeadline({ ...crawler, crawlerOfFloor: 0.9, pass: true }), ': met.', 'a run within both targets says so')
+  const crawler = { pages: 500, rounds: 5, ratio: 0.62, floorRatio: 0.8, crawlerOfFloor: 0.6, cpuOfFloor: 1.9, crawlerOfHistory: 0.775, cpuOfHistory: 1.4, target: 0.8, cpuTarget: 1.5, pass: false, crawler: { ...side(620), cpuMicrosPerPage: 210 }, bareUndici: side(1000), storeFloor: { ...side(1033), cpuMicrosPerPage: 110 }, historyFloor: { ...side(800), cpuMicrosPerPage: 150 } } as unknown as CrawlerBenchResult
+  t.equal(crawlerHeadline(crawler), 'The reference crawler fetched 78% as many pages per second as its history floor over the same 500 URLs (620 against 800 pages/s) at 1.40 times its CPU per page (210 against 150 µs), median of 5 rounds; the targets are 80% and 1.5 times: missed.')
+  t.match(crawlerHeadline({ ...crawler, crawlerOfHistory: 0.9, pass: true }), ': met.', 'a run within both targets says so')
 })
 
 t.test('the soak headline counts the answered requests and names the checks that failed', async t => {
