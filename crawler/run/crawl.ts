@@ -17,17 +17,18 @@ import { exchangeOf } from './exchange-of.js'
 import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-end.js'
-import { Frontier, type FrontierAbandoned, type FrontierOptions, type FrontierState } from '../store/frontier.js'
+import { Frontier, type FrontierAbandoned, type FrontierState } from '../store/frontier.js'
 import { frontierOptionsOf, reportedOptionsOf } from './option-values.js'
-import { OriginWindow, type Standing } from './origin-window.js'
+import type { Standing } from './origin-window.js'
+import { FrontierWindow } from './frontier-window.js'
 import { readUrlsFile, streamUrlsFile, vetUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
-import { followRedirect, newTask, resourceReport, stripDecision, validatorReport, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
+import { followRedirect, newTask, resourceReport, stripDecision, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
 import { monotonicClock, Scheduler, WAIT_MARGIN_MS, type JobContext, type Leftover } from './scheduler.js'
 import { Store, type StoredDeferral } from '../store/store.js'
 import { RobotsReader } from './robots-reader.js'
-import { decideRobots } from '../policy/robots-decision.js'
+import { routeStart, type StartSnapshot, type StartStep } from '../decide/route-start.js'
 import type { StoredRecord } from '../store/stored-record.js'
 import { originOf } from '../../common/http/origin-of.js'
 
@@ -106,6 +107,19 @@ interface Applied {
   saved: StoredRecord | null
 }
 
+/** What carrying out a task's start keeps from one decision to the next. */
+interface Starting {
+  readonly at: StartSnapshot['at']
+  /** The earliest the request may go (a redirect's next hop), or null. */
+  readonly notBefore: number | null
+  /** What the store and the plan said, once a `consult` step looked them up. */
+  consulted: StartSnapshot['consulted']
+  /** Whether robots.txt was read during this turn. */
+  robotsRead: boolean
+  /** What the steps leave to do: decide again (after a look-up), read robots.txt, send the request, or nothing. */
+  next: 'done' | 'again' | 'read-robots' | 'send'
+}
+
 class CrawlRun {
   private readonly fetcher: Fetcher
   private readonly clock = monotonicClock
@@ -116,16 +130,8 @@ class CrawlRun {
   private readonly tallies = new Map<string, TimeoutTally>()
   /** Tasks postponed to the second phase after a redirect (a seed itself is postponed in the frontier). */
   private readonly postponed: ResourceTask[] = []
-  /** The run's seeds in the store, read a window at a time (store/frontier.ts). */
-  private frontier: Frontier | null = null
-  /** The last frontier row read in this phase, and whether the phase's rows are all read. */
-  private cursor = 0
-  private exhausted = false
-  /** The frontier rows the phase reads (pending in phase 1, postponed in phase 2). */
-  private rowState: FrontierState = 'pending'
-  /** Tasks read from the frontier and not yet finished (or postponed), with each origin's share. */
-  private readonly window = new OriginWindow(ORIGIN_SHARE, PASS_LIMIT)
-  private refilling = false
+  /** The run's seeds in the store, read a window at a time (frontier-window.ts). */
+  private window: FrontierWindow | null = null
   /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
   private readonly deferrals = new Map<string, OriginDeferral>()
   private readonly stoppedOrigins = new Map<string, string>()
@@ -148,6 +154,8 @@ class CrawlRun {
   private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
   /** The options answer routing reads: the same for every answer of the run. */
   private readonly routeOptions: RunSnapshot['options']
+  /** The options the start decision reads: the same for every start of the run. */
+  private readonly startOptions: StartSnapshot['options']
   /** Each origin's robots.txt (RFC 9309), read before anything else of it under --robots obey. */
   private readonly robots: RobotsReader
 
@@ -179,6 +187,7 @@ class CrawlRun {
       sinceStartMs: () => Math.round(this.clock.now() - this.startedMs)
     })
     this.routeOptions = { retain: opts.retain, change: opts.change, maxAttempts: b.maxAttempts, maxRedirects: b.maxRedirects, maxDurationMs: b.maxDurationMs, scope: b.scope, requestContext: opts.headers }
+    this.startOptions = { scope: b.scope, plan: opts.plan, productToken: opts.productToken, requestContext: opts.headers }
   }
 
   /** The seeds in list order: the planner's, or the URLs given then the --urls-file's, as it is read. */
@@ -211,7 +220,7 @@ class CrawlRun {
       frontier.end()
       throw errors.WEBKRAB_ERR_BAD_FLAG('at least one URL to crawl is needed (as arguments or in --urls-file)')
     }
-    this.frontier = frontier
+    this.window = new FrontierWindow(frontier)
     const resumed = frontier.resumed
     if (resumed !== null) {
       // the run this one resumes had these seeds done: they are not asked again
@@ -263,12 +272,11 @@ class CrawlRun {
   /**
    * Runs one phase over the frontier's rows in `state` (phase 1: pending; phase 2:
    * postponed), a window at a time: at most WINDOW tasks are in memory, and each
-   * finished one makes room for the next (finish() reads more).
+   * finished one makes room for the next (the run reads more at its next point).
    */
   private async runPhase (state: FrontierState): Promise<void> {
-    this.cursor = 0
-    this.exhausted = false
-    this.rowState = state
+    const window = this.frontierWindow()
+    window.beginPhase(state)
     const scheduler = new Scheduler<ResourceTask>({
       concurrency: this.opts.budgets.concurrency,
       perOriginConcurrency: this.opts.budgets.perOriginConcurrency,
@@ -289,25 +297,26 @@ class CrawlRun {
     for (const [origin, d] of this.deferrals) this.holdOrigin(scheduler, origin, d)
     for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
     for (const task of state === 'postponed' ? this.postponed.splice(0) : []) {
-      this.window.add(task.index + 1, originOf(task.seed))
-      this.prepare(task, scheduler)
+      window.add(task.index + 1, originOf(task.seed))
+      this.start(task, scheduler, null, () => { this.readIfAsked(scheduler) })
     }
     do {
-      this.refill(scheduler)
+      this.read(scheduler)
       // after a stop, each round hands back the window read since as leftover, at once
       const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
       if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
-      for (const left of result.leftover) this.finishLeftover(left)
+      for (const left of result.leftover) {
+        this.finishLeftover(left)
+        this.readIfAsked(scheduler)
+      }
       // the rows read past while their origin was held are read again, whatever it stands now
-    } while (!this.exhausted || this.readAgain(this.window.rewind('all')))
+    } while (window.more())
   }
 
-  /** Goes back to read from the row after `seq` (null: nowhere to go back to); whether it did. */
-  private readAgain (seq: number | null): boolean {
-    if (seq === null || seq >= this.cursor) return false
-    this.cursor = seq
-    this.exhausted = false
-    return true
+  /** The frontier window, once the seeds are in the store. */
+  private frontierWindow (): FrontierWindow {
+    if (this.window === null) throw errors.WEBKRAB_ERR_INTERNAL('the frontier is read before it was filled')
+    return this.window
   }
 
   /** Where an origin stands for the window (origin-window.ts): held while its next request is HOLD_MS or more away. */
@@ -322,48 +331,27 @@ class CrawlRun {
   }
 
   /**
-   * Reads frontier rows into tasks until the window is full, the phase's rows are all
-   * read, or reading waits for an origin whose share is full (origin-window.ts); first it
-   * goes back to the rows read past of origins no longer held.
+   * Reads frontier rows into tasks and starts each (frontier-window.ts says how far). The
+   * one place rows are read: a task started here that ends, or holds its origin, only asks
+   * for reading, and this same reading goes on while the window has room.
    */
-  private refill (scheduler: Scheduler<ResourceTask>): void {
-    const frontier = this.frontier
-    // a task that ends while the window fills (out of scope, reused) frees its place in this same loop
-    if (frontier === null || this.refilling) return
-    this.refilling = true
-    try {
-      const standing = this.standing(scheduler)
-      this.readAgain(this.window.rewind(standing))
-      while (!this.exhausted && this.window.size < WINDOW && this.window.mayRead(standing, BATCH)) {
-        const rows = frontier.batch(this.rowState, this.cursor, Math.min(BATCH, WINDOW - this.window.size))
-        if (rows.length === 0) {
-          this.exhausted = true
-          break
-        }
-        for (const row of rows) {
-          const origin = originOf(row.url)
-          const admission = this.window.admit(row.seq, origin, standing)
-          // waiting for the row's origin: this row is the first read next time
-          if (admission === 'wait') return
-          this.cursor = row.seq
-          if (admission !== 'load') continue
-          this.window.add(row.seq, origin)
-          this.prepare(newTask(row.seq - 1, row.url), scheduler)
-        }
-      }
-    } finally {
-      this.refilling = false
-    }
+  private read (scheduler: Scheduler<ResourceTask>): void {
+    for (const row of this.frontierWindow().read(this.standing(scheduler))) this.start(newTask(row.seq - 1, row.url), scheduler, null, () => {})
+  }
+
+  /** Reads when a task that ended or an origin newly held asked for it (frontier-window.ts). */
+  private readIfAsked (scheduler: Scheduler<ResourceTask>): void {
+    if (this.window?.wanted === true) this.read(scheduler)
   }
 
   /** Sets a task aside for the second phase: a seed as its frontier row, a redirect's target in memory. */
   private postpone (task: ResourceTask): void {
-    if (task.hop === 0 && task.attemptLog.length === 0 && this.frontier !== null) {
-      this.frontier.postpone(task.index + 1)
-      this.window.remove(task.index + 1)
+    const window = this.frontierWindow()
+    if (task.hop === 0 && task.attemptLog.length === 0) {
+      window.postpone(task.index + 1)
     } else {
       // its row stays pending in this phase: a reading that goes back must not load it again
-      this.window.setAside(task.index + 1)
+      window.setAside(task.index + 1)
       this.postponed.push(task)
     }
   }
@@ -393,73 +381,124 @@ class CrawlRun {
     this.emit({ type: 'origin-stopped', origin, reason })
   }
 
-  /** Decides what to do with the task's current URL, then queues it, reuses its record, or postpones it. */
-  private prepare (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore?: number): void {
-    const origin = originOf(task.url)
-    if (task.hop === 0 && !this.opts.budgets.scope.includes(origin)) {
-      task.decision = { action: 'skip', reason: `${origin} is outside the scope (${this.opts.budgets.scope.join(', ')})`, header: null, conditionalHeaders: {}, freshness: null }
-      this.finish(task, { outcome: 'out-of-scope', reason: task.decision.reason, status: null, record: null, validator: validatorReport(null, null, null, null), requestContext: this.opts.headers })
-      return
-    }
-    if (this.opts.plan && this.phase === 1 && !this.clocks.confirmed(origin)) {
-      // a plan weighs the time since the stored copy in the server's time: one request
-      // goes first and tells the origin's clock; the origin's other resources wait for it
-      if (this.probing.has(origin)) {
-        this.postpone(task)
-        return
-      }
-      this.probing.add(origin)
-    }
-    const headers = this.requestHeaders(task)
-    task.record = this.store.find(task.url, headers)
-    task.decision = decideVisit({ record: task.record, requestHeaders: headers, serverNowMs: this.serverNow(origin), revalidateAlways: this.opts.revalidateAlways })
-    if (this.planning !== null) {
-      // the plan decides whether it is asked this run, and how (plan-run.ts)
-      const unplanned = this.planning.visit(task, this.serverNow(origin), this.clocks.confirmed(origin))
-      if (unplanned !== null) {
-        this.finish(task, unplanned)
-        return
-      }
-    }
-    if (task.decision.action === 'reuse') {
-      if (this.phase === 1 && !this.clocks.confirmed(origin)) {
-        this.postpone(task)
-        return
-      }
-      const record = task.record
-      if (record !== null) this.note({ id: record.id, status: null, outcome: 'reused-fresh', atMs: this.serverNow(origin) })
-      this.finish(task, {
-        outcome: 'reused-fresh',
-        reason: task.decision.reason,
-        status: record?.status ?? null,
-        record,
-        validator: validatorReport(record, null, null, null),
-        requestContext: this.opts.headers
-      })
-      return
-    }
-    this.takeUpKeptDeferral(origin, scheduler)
-    scheduler.add(origin, task, notBefore === undefined ? {} : { notBefore })
+  /**
+   * Starts a task before it is put in line: decides (decide/route-start.ts) and carries out
+   * each step; `afterStep` runs after each one (where the run reads the frontier, when the
+   * task is not itself one the reading is starting).
+   */
+  private start (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore: number | null, afterStep: () => void): void {
+    const starting: Starting = { at: 'line', notBefore, consulted: null, robotsRead: false, next: 'done' }
+    do {
+      this.routeStart(task, starting, scheduler, afterStep)
+    } while (starting.next === 'again')
   }
 
   /**
-   * The first time the run has work for an origin, a deferral an earlier run kept for it
-   * holds the origin until its deadline on the origin's clock (as if this run had been
-   * told), and the report says where it came from; one whose deadline has passed is forgotten.
+   * When the scheduler gives the task its turn: whether its request goes now. robots.txt
+   * is read here when the decision asks for it (decide/route-start.ts), then it decides again.
    */
-  private takeUpKeptDeferral (origin: string, scheduler: Scheduler<ResourceTask>): void {
-    const kept = this.keptDeferrals.get(origin)
-    if (kept === undefined) return
-    this.keptDeferrals.delete(origin)
-    const leftMs = kept.untilServerMs - this.serverNow(origin)
-    if (!(leftMs > 0)) {
-      this.store.forgetOriginDeferrals([origin])
-      return
+  private async turn (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<boolean> {
+    const starting: Starting = { at: 'turn', notBefore: null, consulted: null, robotsRead: false, next: 'done' }
+    for (;;) {
+      this.routeStart(task, starting, scheduler, () => { this.readIfAsked(scheduler) })
+      if (starting.next !== 'read-robots') return starting.next === 'send'
+      await this.readRobots(context, scheduler)
+      starting.robotsRead = true
     }
-    const known = this.deferrals.get(origin)
-    const untilMs = this.clock.now() + leftMs
-    if (known !== undefined && known.untilMs >= untilMs) return
-    this.deferOrigin(scheduler, origin, { untilMs, reason: `kept from an earlier run (--forget-deferrals forgets it): ${kept.reason}`, signal: kept.signal }, true, false)
+  }
+
+  /** Decides the task's start once, and carries out its steps. */
+  private routeStart (task: ResourceTask, starting: Starting, scheduler: Scheduler<ResourceTask>, afterStep: () => void): void {
+    const origin = originOf(task.url)
+    starting.next = 'done'
+    for (const step of routeStart(task, this.startSnapshot(origin, starting))) {
+      this.applyStart(step, task, origin, scheduler, starting)
+      afterStep()
+    }
+  }
+
+  /** The run as routeStart sees it when `origin`'s task starts. */
+  private startSnapshot (origin: string, starting: Starting): StartSnapshot {
+    const kept = this.keptDeferrals.get(origin)
+    return {
+      at: starting.at,
+      phase: this.phase,
+      serverNowMs: this.serverNow(origin),
+      nowMs: this.clock.now(),
+      deadlineMs: this.deadlineMs,
+      notBefore: starting.notBefore,
+      origin: {
+        clockConfirmed: this.clocks.confirmed(origin),
+        probing: this.probing.has(origin),
+        deferral: this.deferrals.get(origin) ?? null,
+        deferredBeyondRun: this.deferredBeyondRun.has(origin),
+        stopped: this.stoppedOrigins.has(origin),
+        kept: kept === undefined ? null : kept
+      },
+      consulted: starting.consulted,
+      robots: starting.at === 'turn' && this.opts.robots === 'obey'
+        ? { record: this.robots.recordOf(origin), read: starting.robotsRead, certificateFailure: this.robots.certificateFailureOf(origin) }
+        : null,
+      options: this.startOptions
+    }
+  }
+
+  /** Carries out one step of a task's start. */
+  private applyStart (step: StartStep, task: ResourceTask, origin: string, scheduler: Scheduler<ResourceTask>, starting: Starting): void {
+    switch (step.kind) {
+      case 'consult': {
+        if (step.probe) this.probing.add(origin)
+        const headers = this.requestHeaders(task)
+        task.record = this.store.find(task.url, headers)
+        task.decision = decideVisit({ record: task.record, requestHeaders: headers, serverNowMs: this.serverNow(origin), revalidateAlways: this.opts.revalidateAlways })
+        // the plan decides whether it is asked this run, and how (plan-run.ts)
+        const planEnd = this.planning === null ? null : this.planning.visit(task, this.serverNow(origin), this.clocks.confirmed(origin))
+        starting.consulted = { planEnd }
+        starting.next = 'again'
+        return
+      }
+      case 'read-robots':
+        starting.next = 'read-robots'
+        return
+      case 'postpone':
+        this.postpone(task)
+        return
+      case 'take-up-kept-deferral':
+        this.keptDeferrals.delete(origin)
+        if (step.forget) this.store.forgetOriginDeferrals([origin])
+        return
+      case 'hold-origin':
+        if (step.beyondRun) {
+          this.deferrals.set(origin, step.deferral)
+          this.emitDeferral(origin, step.deferral, [], false)
+          this.holdOrigin(scheduler, origin, step.deferral, true)
+        } else {
+          this.deferOrigin(scheduler, origin, step.deferral, true, false)
+        }
+        return
+      case 'stop-origin':
+        this.stopOrigin(scheduler, origin, step.reason)
+        return
+      case 'queue':
+        scheduler.add(origin, task, step.front ? { front: true } : step.notBefore === null ? {} : { notBefore: step.notBefore })
+        return
+      case 'send':
+        starting.next = 'send'
+        return
+      case 'reuse':
+        if (step.end.record !== null) this.note({ id: step.end.record.id, status: null, outcome: 'reused-fresh', atMs: step.atMs })
+        this.finish(task, step.end)
+        return
+      case 'skip':
+      case 'end':
+        this.finish(task, step.end)
+        return
+      default: {
+        // every kind is handled above: a new kind fails to compile here
+        const unknown: never = step
+        throw errors.WEBKRAB_ERR_INTERNAL(`unknown start step ${JSON.stringify(unknown)}`)
+      }
+    }
   }
 
   /** Keeps the origin's deferral in the store, its deadline on the origin's clock, for a resumed or later run. */
@@ -471,11 +510,12 @@ class CrawlRun {
   /** One request for a task, and what follows from its answer. */
   private async attempt (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
     const { origin } = context
-    if (this.opts.robots === 'obey' && !(await this.robotsAllow(task, context, scheduler))) return
+    if (!(await this.turn(task, context, scheduler))) return
     // under --plan, a request beyond the origin's daily budget is not made
     const refused = this.planning?.admit(task, origin) ?? null
     if (refused !== null) {
       this.finish(task, refused)
+      this.readIfAsked(scheduler)
       return
     }
     const decision = task.decision ?? stripDecision(null)
@@ -518,7 +558,10 @@ class CrawlRun {
       const route = routeAnswer(task, { result, headers, base, conditional, bodyWritten: applied.body !== null }, this.snapshot(origin, context))
       attempt.reason = route.reason
       savedBytes = route.savedBytes
-      for (const step of route.steps) this.apply(step, task, origin, scheduler, applied)
+      for (const step of route.steps) {
+        this.apply(step, task, origin, scheduler, applied)
+        this.readIfAsked(scheduler)
+      }
     } finally {
       // a body no step kept (or one whose route threw) leaves no staged chunks behind
       if (!applied.bodyKept) applied.body?.discard()
@@ -528,60 +571,14 @@ class CrawlRun {
   }
 
   /**
-   * Whether robots.txt lets the task's request go now (RFC 9309). When robots.txt must
-   * be read first, this job reads it and the task goes back in line, so the politeness
-   * delay (and a Crawl-delay) holds between the read and the page; a disallowed URL
-   * ends `disallowed-by-robots` with the rule; an unreachable robots.txt defers the
-   * whole origin until it is read again.
+   * Reads the origin's robots.txt for a task's turn (or joins the read under way), and
+   * keeps to the Crawl-delay it asks; an origin whose certificate failed has none to keep.
    */
-  private async robotsAllow (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<boolean> {
+  private async readRobots (context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
     const { origin } = context
-    const decide = (): ReturnType<typeof decideRobots> => decideRobots({ record: this.robots.recordOf(origin), url: task.url, productToken: this.opts.productToken, serverNowMs: this.serverNow(origin), mode: 'obey' })
-    let decision = decide()
-    if (decision.action === 'read-robots') {
-      await this.robots.read(origin, context)
-      const untrusted = this.robots.certificateFailureOf(origin)
-      if (untrusted !== null) {
-        // RFC 9110 section 4.3.4: the connection was ended; nothing of the origin is asked
-        if (!this.stoppedOrigins.has(origin)) this.stopOrigin(scheduler, origin, untrusted)
-        this.finish(task, { outcome: 'failed', reason: untrusted, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
-        return false
-      }
-      const delay = this.robots.crawlDelayOf(origin)
-      scheduler.setPoliteness(origin, delay.delayMs)
-      decision = decide()
-      if (decision.action === 'allow') {
-        scheduler.add(origin, task, { front: true })
-        return false
-      }
-    }
-    if (decision.action === 'allow') return true
-    if (decision.action === 'disallow') {
-      this.finish(task, { outcome: 'disallowed-by-robots', reason: `not requested: ${decision.reason}`, status: null, record: task.record, validator: validatorReport(task.record, null, null, null), requestContext: this.opts.headers })
-      return false
-    }
-    if (decision.action === 'defer') {
-      const untilMs = this.clock.now() + Math.max(0, decision.until - this.serverNow(origin))
-      const record = this.robots.recordOf(origin)
-      const signal = record?.header ?? `robots.txt ${record?.status === null || record === null ? 'network error' : String(record.status)}`
-      const known = this.deferrals.get(origin)
-      if (this.deadlineMs === null && !this.deferredBeyondRun.has(origin)) {
-        // a run without a deadline does not sit out robots.txt's backoff (a minute and more, for an
-        // origin that is down, and longer each time): the origin's work ends deferred, and a later
-        // run reads robots.txt again once the wait is over
-        const d = { untilMs, reason: decision.reason, signal }
-        this.deferrals.set(origin, d)
-        this.deferredBeyondRun.add(origin)
-        this.emitDeferral(origin, d, [], false)
-        scheduler.stopOrigin(origin, decision.reason)
-      } else if (known === undefined || known.untilMs < untilMs) {
-        // robots.txt's own record (kept in the store) carries its backoff to the next run
-        this.deferOrigin(scheduler, origin, { untilMs, reason: decision.reason, signal }, true, false)
-      }
-    }
-    // read again, or deferred: the task waits in its place for the origin
-    scheduler.add(origin, task, { front: true })
-    return false
+    await this.robots.read(origin, context)
+    if (this.robots.certificateFailureOf(origin) !== null) return
+    scheduler.setPoliteness(origin, this.robots.crawlDelayOf(origin).delayMs)
   }
 
   /** The run as routeAnswer sees it when an answer for `origin` arrives. */
@@ -621,7 +618,7 @@ class CrawlRun {
         return
       case 'follow-redirect':
         followRedirect(task, step.status, step.url, step.dropHeaders)
-        this.prepare(task, scheduler, step.notBefore ?? undefined)
+        this.start(task, scheduler, step.notBefore, () => { this.readIfAsked(scheduler) })
         return
       case 'defer-origin':
         this.deferOrigin(scheduler, origin, step.deferral, step.announce)
@@ -667,7 +664,7 @@ class CrawlRun {
     this.holdOrigin(scheduler, origin, d)
     if (announce) this.emitDeferral(origin, d, [], false)
     // a held origin's share of the window no longer stops the reading: other origins' work comes in
-    this.refill(scheduler)
+    this.frontierWindow().ask()
   }
 
   /**
@@ -675,15 +672,20 @@ class CrawlRun {
    * deadline, within the longest wait a run sits out) holds the origin's work until then;
    * a longer one ends the origin's work for this run at once, each resource deferred, so a
    * run without a deadline never idles for what a Retry-After of 10^12 seconds asks.
+   * `beyondRun` ends the origin's work for this run whatever the wait.
    */
-  private holdOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral): void {
-    const beyondRun = (this.deadlineMs === null || d.untilMs < this.deadlineMs) && d.untilMs - this.clock.now() > DEFAULT_LONGEST_WAIT_MS
+  private holdOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral, beyondRun = this.beyondRun(d)): void {
     if (!beyondRun) {
       scheduler.defer(origin, d.untilMs, d)
       return
     }
     this.deferredBeyondRun.add(origin)
     scheduler.stopOrigin(origin, d.reason)
+  }
+
+  /** Whether a deferral is longer than the run waits: past the longest wait, and ending before the deadline, if any. */
+  private beyondRun (d: OriginDeferral): boolean {
+    return (this.deadlineMs === null || d.untilMs < this.deadlineMs) && d.untilMs - this.clock.now() > DEFAULT_LONGEST_WAIT_MS
   }
 
   private emitDeferral (origin: string, d: OriginDeferral, urls: string[], pending: boolean): void {
@@ -712,34 +714,22 @@ class CrawlRun {
   /** Keeps an answer's note for the store, written a batch at a time. */
   private note (n: { id: number, status: number | null, outcome: Outcome, atMs: number }): void {
     this.notes.push(n)
-    if (this.notes.length >= BATCH) this.store.noteAnswers(this.notes.splice(0))
+    if (this.notes.length >= NOTE_BATCH) this.store.noteAnswers(this.notes.splice(0))
   }
 
   private finish (task: ResourceTask, end: TaskEnd, budget: string | null = null): void {
     if (task.finished) return
     task.finished = true
-    this.window.remove(task.index + 1)
     countSeedEnd(this.ends, { outcome: end.outcome, attempts: task.attemptLog.length, origin: originOf(task.url) })
     this.planning?.settle(task, end)
     this.emit({ type: 'resource', resource: resourceReport(task, end), budget })
-    // done in the store's open write group, the one the task's record was written in
-    this.frontier?.done(task.index + 1, end.outcome)
-    if (this.scheduler !== null && this.window.size < WINDOW - BATCH) this.refill(this.scheduler)
+    // done in the store's open write group, the one the task's record was written in; its place in the window is free
+    this.window?.ended(task.index + 1, end.outcome)
   }
 }
 
-/** Tasks in memory at once, at most (queued, delayed and running); the rest wait in the frontier. */
-const WINDOW = 2048
-/** Frontier rows read at a time, and answer notes written at a time. */
-const BATCH = 256
-/**
- * Tasks of one origin in the window, at most: a quarter of it, so an origin that is held
- * leaves room for others' work (and a list of one origin still keeps far more in memory
- * than its connections can ask at once).
- */
-const ORIGIN_SHARE = WINDOW / 4
-/** Rows of one held origin read past in one hold, at most (origin-window.ts). */
-const PASS_LIMIT = 8 * WINDOW
+/** Answer notes written to the store at a time. */
+const NOTE_BATCH = 256
 /** How far off an origin's next request must be for its share to count as held. */
 const HOLD_MS = 1_000
 
