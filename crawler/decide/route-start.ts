@@ -3,7 +3,7 @@ import { decideRobots } from '../policy/robots-decision.js'
 import type { RobotsRecord } from '../policy/robots-fetch.js'
 import type { StoredDeferral } from '../store/store.js'
 import { validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
-import { originOf } from '../../common/origin-of.js'
+import { originOf } from '../../common/http/origin-of.js'
 
 /**
  * How a request starts, as one pure decision beside the answer's (route-answer.ts):

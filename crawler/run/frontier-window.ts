@@ -1,4 +1,4 @@
-import { originOf } from '../../common/origin-of.js'
+import { originOf } from '../../common/http/origin-of.js'
 import type { Outcome } from '../../reports/report-types.js'
 import type { Frontier, FrontierRow, FrontierState } from '../store/frontier.js'
 import { OriginWindow, type Standing } from './origin-window.js'

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { formatHttpDate } from '../../../common/http-date.js'
+import { formatHttpDate } from '../../../common/http/http-date.js'
 import { judgeRobotsAnswer, robotsUrlOf, type RobotsAnswer, type RobotsRecord } from '../../../crawler/policy/robots-fetch.js'
 import { decideVisit } from '../../../crawler/policy/visit.js'
 import { newTask, type ResourceTask, type TaskEnd } from '../../../crawler/decide/resource-task.js'
