@@ -15,7 +15,7 @@ export interface ExchangeMeter {
 type MeteredOptions = Dispatcher.DispatchOptions & { meter?: ExchangeMeter }
 
 /** The handler shape undici's own `request()` hands to `dispatch` (lib/api/api-request.js). */
-interface RequestHandler {
+export interface RequestHandler {
   onConnect: (abort: (err?: Error) => void, context?: unknown) => void
   onHeaders: (statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage: string) => boolean
   onData: (chunk: Buffer) => boolean

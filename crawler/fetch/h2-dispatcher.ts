@@ -3,6 +3,7 @@ import { isIP } from 'node:net'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
 import { Dispatcher, errors as undiciErrors } from 'undici'
 import { errors } from '../../common/errors.js'
+import type { RequestHandler } from './exchange-meter.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
 
 /**
@@ -37,14 +38,8 @@ export interface H2DispatcherOptions {
   keepAliveMs: number
 }
 
-/** The handler shape of undici's `request()` (lib/api/api-request.js). */
-interface LegacyHandler {
-  onConnect: (abort: (err?: Error) => void, context?: unknown) => void
-  onHeaders: (statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage: string) => boolean
-  onData: (chunk: Buffer) => boolean
-  onComplete: (trailers: Buffer[] | null) => void
-  onError: (err: Error) => void
-}
+/** The handler shape of undici's `request()`, as the exchange meter wraps it. */
+type LegacyHandler = RequestHandler
 
 /** A connection and what its GOAWAY said, once one came. */
 interface Session {
