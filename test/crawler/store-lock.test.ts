@@ -1,4 +1,6 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import Database from 'better-sqlite3'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,8 +18,29 @@ const site = await startFixtureSite()
 t.teardown(async () => { await site.close() })
 
 const BODY_BYTES = 1_500_000
-// a body that takes three seconds: its first chunks are staged well before it ends
-const slow = `${site.url}/slow/body?bytes=${BODY_BYTES}&bps=500000`
+
+/**
+ * A page whose body stops halfway until the test lets it go on: the first run holds the
+ * store for as long as the test needs, however slowly the second run's process starts
+ * on a loaded machine. A plain node:http server on loopback, one per test.
+ */
+async function heldPage (t: Test): Promise<{ url: string, release: () => void }> {
+  let release: () => void = () => {}
+  const released = new Promise<void>(resolve => { release = resolve })
+  const half = Buffer.alloc(BODY_BYTES / 2, 'a')
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(BODY_BYTES) })
+    res.write(half)
+    void released.then(() => { res.end(half) })
+  })
+  await new Promise<void>(resolve => { server.listen(0, '127.0.0.1', resolve) })
+  t.teardown(async () => {
+    release()
+    server.closeAllConnections()
+    await new Promise<void>(resolve => { server.close(() => { resolve() }) })
+  })
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`, release }
+}
 
 function stagedChunks (store: string): number {
   if (!existsSync(store)) return 0
@@ -44,7 +67,8 @@ async function untilStaging (store: string): Promise<void> {
 t.test('a second run on a store another run is writing exits 2 with one line naming the store and the holder, and the first run stores its body whole', async t => {
   const dir = t.testdir()
   const store = join(dir, 'shared.sqlite')
-  const first = startWebkrab(['crawl', slow, '--store', store, '--quiet'], { cwd: dir })
+  const held = await heldPage(t)
+  const first = startWebkrab(['crawl', held.url, '--store', store, '--quiet', '--robots', 'ignore'], { cwd: dir })
   await untilStaging(store)
   const since = site.journal.nextSeq
   const second = await runWebkrab(['crawl', `${site.url}/validators/strong`, '--store', store, '--quiet'], { cwd: dir })
@@ -57,6 +81,7 @@ t.test('a second run on a store another run is writing exits 2 with one line nam
   t.equal(second.stdout, '', 'nothing on stdout')
   t.equal(site.journal.since(since).filter(e => e.path === '/validators/strong').length, 0, 'the second run sent nothing')
   t.ok(stagedChunks(store) > 0, 'the first run\'s staged chunks are still there')
+  held.release()
   const end = await first.exited
   t.equal(end.code, 0, `the first run completes (${end.stderr.trim()})`)
   const s = Store.open(store)
@@ -69,7 +94,8 @@ t.test('a second run on a store another run is writing exits 2 with one line nam
 t.test('a run that was killed holds no lock: the next run on its store works', async t => {
   const dir = t.testdir()
   const store = join(dir, 'killed.sqlite')
-  const first = startWebkrab(['crawl', slow, '--store', store, '--quiet'], { cwd: dir })
+  const held = await heldPage(t)
+  const first = startWebkrab(['crawl', held.url, '--store', store, '--quiet', '--robots', 'ignore'], { cwd: dir })
   await untilStaging(store)
   first.child.kill('SIGKILL')
   const end = await first.exited
@@ -81,12 +107,14 @@ t.test('a run that was killed holds no lock: the next run on its store works', a
 
 t.test('two crawls on one store in one process: the second is refused naming this process, and the first is unharmed', async t => {
   const store = join(t.testdir(), 'one-process.sqlite')
-  const first = crawl({ urls: [slow], store })
+  const held = await heldPage(t)
+  const first = crawl({ urls: [held.url], store, robots: 'ignore' })
   await untilStaging(store)
   await t.rejects(crawl({ urls: [`${site.url}/validators/strong`], store }), {
     code: 'WEBKRAB_ERR_STORE_LOCKED',
     message: new RegExp(`this process \\(pid ${process.pid}: another crawl on the same store is still running`)
   })
+  held.release()
   const report = await first
   t.equal(report.resources[0].outcome, 'new')
   const again = await crawl({ urls: [`${site.url}/validators/strong`], store })
