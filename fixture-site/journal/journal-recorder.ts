@@ -1,3 +1,4 @@
+import { refusedAfterGoaway } from '../tls/h2-faults.js'
 import { kServed } from './served-socket.js'
 import type { ServerHttp2Session, ServerHttp2Stream } from 'node:http2'
 import { tapOf } from '../tls/h2-stream-tap.js'
@@ -156,6 +157,11 @@ export function attachJournal (app: FastifyInstance, ctx: OriginContext): void {
   const clock = state.clock
   app.decorateRequest('journalEntry', null)
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    // a stream the connection's GOAWAY said would not be processed is refused, unjournalled
+    if (refusedAfterGoaway(request, reply)) {
+      done()
+      return
+    }
     reply.header('date', httpDate(clock.now() + ctx.skewMs))
     const raw = request.raw
     const rawTarget = raw.url ?? '/'

@@ -18,6 +18,24 @@ const RESET_CODES: Record<Exclude<H2Fault, 'goaway'>, number> = {
   'enhance-your-calm': constants.NGHTTP2_ENHANCE_YOUR_CALM
 }
 
+const kGoawayLast = Symbol('webkrab.goawayLast')
+
+/**
+ * A stream above the last stream id a GOAWAY of this connection named: reset with
+ * REFUSED_STREAM before the site sees it (the reply is hijacked, nothing is journalled),
+ * since the server said it would not be processed (RFC 9113 section 8.7). Node.js's
+ * HTTP/2 layer still hands over a stream that was on the wire as the frame went out.
+ * Returns whether the request was refused.
+ */
+export function refusedAfterGoaway (request: FastifyRequest, reply: FastifyReply): boolean {
+  const stream = h2Stream(request)
+  const last = (stream?.session as { [kGoawayLast]?: number } | undefined)?.[kGoawayLast]
+  if (stream === null || last === undefined || (stream.id ?? 0) <= last) return false
+  reply.hijack()
+  stream.close(constants.NGHTTP2_REFUSED_STREAM)
+  return true
+}
+
 /** The request's HTTP/2 stream, or null over HTTP/1.1. */
 export function h2Stream (request: FastifyRequest): ServerHttp2Stream | null {
   const raw = request.raw as unknown as { httpVersionMajor?: number, stream?: ServerHttp2Stream }
@@ -36,11 +54,13 @@ export function applyH2Fault (request: FastifyRequest, reply: FastifyReply, faul
   if (fault === 'goaway') {
     // this stream is processed and answered, and so is every stream the site already has (a
     // higher id that came in first included: naming it unprocessed would be a promise the site
-    // cannot keep, RFC 9113 section 8.7). A stream already on the wire when the frame goes out
-    // can still reach the site (Node.js's HTTP/2 layer hands over what it has read): no scenario
-    // counts a request above the last stream id
-    const session = stream.session
-    session?.goaway(constants.NGHTTP2_NO_ERROR, Math.max(stream.id ?? 0, session.state.lastProcStreamID ?? 0))
+    // cannot keep, RFC 9113 section 8.7); one that comes after, already on the wire as the frame
+    // went out, is refused before the site has it (refusedAfterGoaway)
+    const session = stream.session as (ServerHttp2Stream['session'] & { [kGoawayLast]?: number }) | undefined
+    if (session === undefined) return false
+    const last = Math.max(stream.id ?? 0, session.state.lastProcStreamID ?? 0)
+    session[kGoawayLast] = last
+    session.goaway(constants.NGHTTP2_NO_ERROR, last)
     return false
   }
   reply.hijack()
