@@ -1,7 +1,7 @@
 /**
  * A URL's origin (`new URL(url).origin`), parsed once per scheme and authority.
  *
- * The run asks for the origin of every URL several times (the window, the scheduler, the
+ * The run asks for the origin of every URL several times (the window, the pacer, the
  * robots decision, the report's per-origin tallies); a full parse each time was a visible
  * share of the crawler's own CPU per page. The origin depends only on the text before the
  * path, query or fragment, so that prefix is parsed instead, and remembered. Text the

@@ -7,7 +7,7 @@ import type { StoredRecord } from '../store/stored-record.js'
 
 /**
  * One seed URL's way through a run: its redirect chain, its attempts, and the
- * state of the URL being asked now. A task is the scheduler's job; each run of
+ * state of the URL being asked now. A task is the pacer's job; each run of
  * the worker makes one request and either finishes the task or queues it again
  * (a retry, the next hop, an unconditional refetch after a failed revalidation).
  */

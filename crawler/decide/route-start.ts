@@ -18,7 +18,7 @@ import { originOf } from '../../common/http/origin-of.js'
  * scope, the first request under --plan that tells the origin's clock, the stored
  * record and the plan (the run looks them up when a `consult` step asks, then asks
  * again), reuse, and a deferral an earlier run kept for the origin. When the
- * scheduler gives the task its turn (`turn`): robots.txt under --robots obey (the
+ * pacer gives the task its turn (`turn`): robots.txt under --robots obey (the
  * run reads it when a `read-robots` step asks, then asks again), and its backoff.
  */
 
@@ -27,7 +27,7 @@ export type StartTask = Readonly<Pick<ResourceTask, 'url' | 'hop' | 'record' | '
 
 /** The run as the start decision sees it: plain values, no clock to read, nothing to look up. */
 export interface StartSnapshot {
-  /** Before the task is put in line, or when the scheduler gives it its turn for a request. */
+  /** Before the task is put in line, or when the pacer gives it its turn for a request. */
   at: 'line' | 'turn'
   /** The first phase asks what needs a request; the second, what waited for an origin's clock. */
   phase: 1 | 2

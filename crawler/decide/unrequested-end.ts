@@ -3,12 +3,12 @@ import type { OriginDeferral } from '../policy/retry.js'
 import { stripDecision, validatorReport, type ResourceTask, type TaskEnd } from './resource-task.js'
 
 /**
- * How a resource the run never asked ends: the scheduler handed it back (the
+ * How a resource the run never asked ends: the pacer handed it back (the
  * deadline came, its origin was deferred or stopped, the run stopped), and this
  * says its outcome, its reason and the deferral to report with it. Pure.
  */
 
-/** Why the scheduler never started it (run/scheduler.ts's leftover, as far as this needs). */
+/** Why the pacer never started it (run/pacer.ts's leftover, as far as this needs). */
 export interface Unrequested {
   why: 'deadline' | 'deferred' | 'origin-stopped' | 'stopped'
   reason: string

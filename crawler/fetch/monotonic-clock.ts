@@ -1,9 +1,9 @@
 /**
- * The clock the scheduler runs on: a time source and cancellable sleeps. Injected,
+ * The clock the pacer runs on: a time source and cancellable sleeps. Injected,
  * so that tests drive time exactly; the crawler uses the monotonic clock below,
  * which a change of the wall clock (NTP, an operator) cannot move.
  */
-export interface SchedulerClock {
+export interface PacerClock {
   now: () => number
   /** Resolves after `ms`, or at once (without rejecting) when `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>
@@ -13,7 +13,7 @@ export interface SchedulerClock {
 export const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** A monotonic clock (performance.now) with cancellable timers. */
-export const monotonicClock: SchedulerClock = {
+export const monotonicClock: PacerClock = {
   now: () => performance.now(),
   sleep: (ms, signal) => new Promise<void>(resolve => {
     if (signal.aborted) { resolve(); return }

@@ -51,7 +51,7 @@ export const DEFAULT_LONGEST_WAIT_MS = 3_600_000
 /**
  * A deferral: no request to an origin (or, for a redirect's wait, to one resource)
  * starts before `untilMs`, on the caller's clock. The one name for it in the run,
- * the scheduler and the answer routing; the report shows it in the server's time.
+ * the pacer and the answer routing; the report shows it in the server's time.
  */
 export interface OriginDeferral {
   untilMs: number

@@ -25,7 +25,7 @@ import { readUrlsFile, streamUrlsFile, vetUrlsFile } from './urls-file.js'
 import { INLINE_RESOURCE_LIMIT } from '../../reports/report-types.js'
 import { unrequestedEnd } from '../decide/unrequested-end.js'
 import { followRedirect, newTask, resourceReport, stripDecision, type ResourceTask, type TaskEnd } from '../decide/resource-task.js'
-import { monotonicClock, Scheduler, WAIT_MARGIN_MS, type JobContext, type Leftover } from './scheduler.js'
+import { monotonicClock, Pacer, WAIT_MARGIN_MS, type JobContext, type Leftover } from './pacer.js'
 import { Store, type StoredDeferral } from '../store/store.js'
 import { RobotsReader } from './robots-reader.js'
 import { routeStart, type StartSnapshot, type StartStep } from '../decide/route-start.js'
@@ -132,7 +132,7 @@ class CrawlRun {
   private readonly postponed: ResourceTask[] = []
   /** The run's seeds in the store, read a window at a time (frontier-window.ts). */
   private window: FrontierWindow | null = null
-  /** Deferred and stopped origins, carried from one phase's scheduler to the next. */
+  /** Deferred and stopped origins, carried from one phase's pacer to the next. */
   private readonly deferrals = new Map<string, OriginDeferral>()
   private readonly stoppedOrigins = new Map<string, string>()
   /** Origins deferred for longer than any run waits: their work ends deferred, not failed. */
@@ -148,7 +148,7 @@ class CrawlRun {
   private readonly notes: { id: number, status: number | null, outcome: Outcome, atMs: number }[] = []
   /** How the seeds ended, counted, for the closing sentence of a run no budget ended. */
   private readonly ends = newSeedTally()
-  private scheduler: Scheduler<ResourceTask> | null = null
+  private pacer: Pacer<ResourceTask> | null = null
   private phase: 1 | 2 = 1
   private seq = 0
   private stop: { stoppedBy: StoppedBy, reason: string, budget: BudgetName | null } | null = null
@@ -239,7 +239,7 @@ class CrawlRun {
     })
     const onAbort = (): void => {
       this.stopRun('the run was interrupted', 'interrupted')
-      this.scheduler?.stop('the run was interrupted', { abort: true })
+      this.pacer?.stop('the run was interrupted', { abort: true })
     }
     if (opts.signal?.aborted === true) onAbort()
     opts.signal?.addEventListener('abort', onAbort, { once: true })
@@ -277,7 +277,7 @@ class CrawlRun {
   private async runPhase (state: FrontierState): Promise<void> {
     const window = this.frontierWindow()
     window.beginPhase(state)
-    const scheduler = new Scheduler<ResourceTask>({
+    const pacer = new Pacer<ResourceTask>({
       concurrency: this.opts.budgets.concurrency,
       perOriginConcurrency: this.opts.budgets.perOriginConcurrency,
       politenessDelayMs: this.opts.budgets.politenessDelayMs,
@@ -292,22 +292,22 @@ class CrawlRun {
         return check.reason
       }
     })
-    this.scheduler = scheduler
-    if (this.stop?.stoppedBy === 'interrupted') scheduler.stop('the run was interrupted')
-    for (const [origin, d] of this.deferrals) this.holdOrigin(scheduler, origin, d)
-    for (const [origin, reason] of this.stoppedOrigins) scheduler.stopOrigin(origin, reason)
+    this.pacer = pacer
+    if (this.stop?.stoppedBy === 'interrupted') pacer.stop('the run was interrupted')
+    for (const [origin, d] of this.deferrals) this.holdOrigin(pacer, origin, d)
+    for (const [origin, reason] of this.stoppedOrigins) pacer.stopOrigin(origin, reason)
     for (const task of state === 'postponed' ? this.postponed.splice(0) : []) {
       window.add(task.index + 1, originOf(task.seed))
-      this.start(task, scheduler, null, () => { this.readIfAsked(scheduler) })
+      this.start(task, pacer, null, () => { this.readIfAsked(pacer) })
     }
     do {
-      this.read(scheduler)
+      this.read(pacer)
       // after a stop, each round hands back the window read since as leftover, at once
-      const result = await scheduler.run(async (task, context) => { await this.attempt(task, context, scheduler) })
+      const result = await pacer.run(async (task, context) => { await this.attempt(task, context, pacer) })
       if (result.stoppedBy === 'deadline') this.stopRun(`the run reached its duration budget (${this.opts.budgets.maxDurationMs ?? 0} ms)`, 'max-duration')
       for (const left of result.leftover) {
         this.finishLeftover(left)
-        this.readIfAsked(scheduler)
+        this.readIfAsked(pacer)
       }
       // the rows read past while their origin was held are read again, whatever it stands now
     } while (window.more())
@@ -320,13 +320,13 @@ class CrawlRun {
   }
 
   /** Where an origin stands for the window (origin-window.ts): held while its next request is HOLD_MS or more away. */
-  private standing (scheduler: Scheduler<ResourceTask>): (origin: string) => Standing {
+  private standing (pacer: Pacer<ResourceTask>): (origin: string) => Standing {
     const heldAfter = this.clock.now() + HOLD_MS
     // after the run stopped, every task read ends at once as leftover: none is worth reading past
     const stopped = this.stop !== null
     return origin => {
       if (stopped || this.stoppedOrigins.has(origin) || this.deferredBeyondRun.has(origin)) return 'stopped'
-      return scheduler.nextStartAt(origin) >= heldAfter ? 'held' : 'ready'
+      return pacer.nextStartAt(origin) >= heldAfter ? 'held' : 'ready'
     }
   }
 
@@ -335,13 +335,13 @@ class CrawlRun {
    * one place rows are read: a task started here that ends, or holds its origin, only asks
    * for reading, and this same reading goes on while the window has room.
    */
-  private read (scheduler: Scheduler<ResourceTask>): void {
-    for (const row of this.frontierWindow().read(this.standing(scheduler))) this.start(newTask(row.seq - 1, row.url), scheduler, null, () => {})
+  private read (pacer: Pacer<ResourceTask>): void {
+    for (const row of this.frontierWindow().read(this.standing(pacer))) this.start(newTask(row.seq - 1, row.url), pacer, null, () => {})
   }
 
   /** Reads when a task that ended or an origin newly held asked for it (frontier-window.ts). */
-  private readIfAsked (scheduler: Scheduler<ResourceTask>): void {
-    if (this.window?.wanted === true) this.read(scheduler)
+  private readIfAsked (pacer: Pacer<ResourceTask>): void {
+    if (this.window?.wanted === true) this.read(pacer)
   }
 
   /** Sets a task aside for the second phase: a seed as its frontier row, a redirect's target in memory. */
@@ -375,9 +375,9 @@ class CrawlRun {
     return tally
   }
 
-  private stopOrigin (scheduler: Scheduler<ResourceTask>, origin: string, reason: string): void {
+  private stopOrigin (pacer: Pacer<ResourceTask>, origin: string, reason: string): void {
     this.stoppedOrigins.set(origin, reason)
-    scheduler.stopOrigin(origin, reason)
+    pacer.stopOrigin(origin, reason)
     this.emit({ type: 'origin-stopped', origin, reason })
   }
 
@@ -386,33 +386,33 @@ class CrawlRun {
    * each step; `afterStep` runs after each one (where the run reads the frontier, when the
    * task is not itself one the reading is starting).
    */
-  private start (task: ResourceTask, scheduler: Scheduler<ResourceTask>, notBefore: number | null, afterStep: () => void): void {
+  private start (task: ResourceTask, pacer: Pacer<ResourceTask>, notBefore: number | null, afterStep: () => void): void {
     const starting: Starting = { at: 'line', notBefore, consulted: null, robotsRead: false, next: 'done' }
     do {
-      this.routeStart(task, starting, scheduler, afterStep)
+      this.routeStart(task, starting, pacer, afterStep)
     } while (starting.next === 'again')
   }
 
   /**
-   * When the scheduler gives the task its turn: whether its request goes now. robots.txt
+   * When the pacer gives the task its turn: whether its request goes now. robots.txt
    * is read here when the decision asks for it (decide/route-start.ts), then it decides again.
    */
-  private async turn (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<boolean> {
+  private async turn (task: ResourceTask, context: JobContext, pacer: Pacer<ResourceTask>): Promise<boolean> {
     const starting: Starting = { at: 'turn', notBefore: null, consulted: null, robotsRead: false, next: 'done' }
     for (;;) {
-      this.routeStart(task, starting, scheduler, () => { this.readIfAsked(scheduler) })
+      this.routeStart(task, starting, pacer, () => { this.readIfAsked(pacer) })
       if (starting.next !== 'read-robots') return starting.next === 'send'
-      await this.readRobots(context, scheduler)
+      await this.readRobots(context, pacer)
       starting.robotsRead = true
     }
   }
 
   /** Decides the task's start once, and carries out its steps. */
-  private routeStart (task: ResourceTask, starting: Starting, scheduler: Scheduler<ResourceTask>, afterStep: () => void): void {
+  private routeStart (task: ResourceTask, starting: Starting, pacer: Pacer<ResourceTask>, afterStep: () => void): void {
     const origin = originOf(task.url)
     starting.next = 'done'
     for (const step of routeStart(task, this.startSnapshot(origin, starting))) {
-      this.applyStart(step, task, origin, scheduler, starting)
+      this.applyStart(step, task, origin, pacer, starting)
       afterStep()
     }
   }
@@ -444,7 +444,7 @@ class CrawlRun {
   }
 
   /** Carries out one step of a task's start. */
-  private applyStart (step: StartStep, task: ResourceTask, origin: string, scheduler: Scheduler<ResourceTask>, starting: Starting): void {
+  private applyStart (step: StartStep, task: ResourceTask, origin: string, pacer: Pacer<ResourceTask>, starting: Starting): void {
     switch (step.kind) {
       case 'consult': {
         if (step.probe) this.probing.add(origin)
@@ -471,16 +471,16 @@ class CrawlRun {
         if (step.beyondRun) {
           this.deferrals.set(origin, step.deferral)
           this.emitDeferral(origin, step.deferral, [], false)
-          this.holdOrigin(scheduler, origin, step.deferral, true)
+          this.holdOrigin(pacer, origin, step.deferral, true)
         } else {
-          this.deferOrigin(scheduler, origin, step.deferral, true, false)
+          this.deferOrigin(pacer, origin, step.deferral, true, false)
         }
         return
       case 'stop-origin':
-        this.stopOrigin(scheduler, origin, step.reason)
+        this.stopOrigin(pacer, origin, step.reason)
         return
       case 'queue':
-        scheduler.add(origin, task, step.front ? { front: true } : step.notBefore === null ? {} : { notBefore: step.notBefore })
+        pacer.add(origin, task, step.front ? { front: true } : step.notBefore === null ? {} : { notBefore: step.notBefore })
         return
       case 'send':
         starting.next = 'send'
@@ -508,14 +508,14 @@ class CrawlRun {
   }
 
   /** One request for a task, and what follows from its answer. */
-  private async attempt (task: ResourceTask, context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
+  private async attempt (task: ResourceTask, context: JobContext, pacer: Pacer<ResourceTask>): Promise<void> {
     const { origin } = context
-    if (!(await this.turn(task, context, scheduler))) return
+    if (!(await this.turn(task, context, pacer))) return
     // under --plan, a request beyond the origin's daily budget is not made
     const refused = this.planning?.admit(task, origin) ?? null
     if (refused !== null) {
       this.finish(task, refused)
-      this.readIfAsked(scheduler)
+      this.readIfAsked(pacer)
       return
     }
     const decision = task.decision ?? stripDecision(null)
@@ -559,8 +559,8 @@ class CrawlRun {
       attempt.reason = route.reason
       savedBytes = route.savedBytes
       for (const step of route.steps) {
-        this.apply(step, task, origin, scheduler, applied)
-        this.readIfAsked(scheduler)
+        this.apply(step, task, origin, pacer, applied)
+        this.readIfAsked(pacer)
       }
     } finally {
       // a body no step kept (or one whose route threw) leaves no staged chunks behind
@@ -574,11 +574,11 @@ class CrawlRun {
    * Reads the origin's robots.txt for a task's turn (or joins the read under way), and
    * keeps to the Crawl-delay it asks; an origin whose certificate failed has none to keep.
    */
-  private async readRobots (context: JobContext, scheduler: Scheduler<ResourceTask>): Promise<void> {
+  private async readRobots (context: JobContext, pacer: Pacer<ResourceTask>): Promise<void> {
     const { origin } = context
     await this.robots.read(origin, context)
     if (this.robots.certificateFailureOf(origin) !== null) return
-    scheduler.setPoliteness(origin, this.robots.crawlDelayOf(origin).delayMs)
+    pacer.setPoliteness(origin, this.robots.crawlDelayOf(origin).delayMs)
   }
 
   /** The run as routeAnswer sees it when an answer for `origin` arrives. */
@@ -596,7 +596,7 @@ class CrawlRun {
   }
 
   /** Carries out one step of an answer's route (the store writes included). */
-  private apply (step: AnswerStep, task: ResourceTask, origin: string, scheduler: Scheduler<ResourceTask>, applied: Applied): void {
+  private apply (step: AnswerStep, task: ResourceTask, origin: string, pacer: Pacer<ResourceTask>, applied: Applied): void {
     switch (step.kind) {
       case 'save': {
         const body = step.body === 'replace' ? applied.body : null
@@ -614,30 +614,30 @@ class CrawlRun {
       case 'ask-again':
         task.failedRevalidation = step.failedRevalidation
         task.nextKind = 'retry'
-        scheduler.add(origin, task, step.notBefore === null ? {} : { notBefore: step.notBefore })
+        pacer.add(origin, task, step.notBefore === null ? {} : { notBefore: step.notBefore })
         return
       case 'follow-redirect':
         followRedirect(task, step.status, step.url, step.dropHeaders)
-        this.start(task, scheduler, step.notBefore, () => { this.readIfAsked(scheduler) })
+        this.start(task, pacer, step.notBefore, () => { this.readIfAsked(pacer) })
         return
       case 'defer-origin':
-        this.deferOrigin(scheduler, origin, step.deferral, step.announce)
+        this.deferOrigin(pacer, origin, step.deferral, step.announce)
         return
       case 'defer-resource':
         this.emitDeferral(origin, step.deferral, [task.seed], true)
         return
       case 'stop-origin':
-        this.stopOrigin(scheduler, origin, step.reason)
+        this.stopOrigin(pacer, origin, step.reason)
         return
       case 'lower-concurrency':
-        scheduler.lowerConcurrency(origin, step.limit)
+        pacer.lowerConcurrency(origin, step.limit)
         return
       case 'set-tally':
         this.tallies.set(origin, step.tally)
         return
       case 'stop-run':
         this.stopRun(step.reason, step.budget)
-        if (step.halt) scheduler.stop(step.reason)
+        if (step.halt) pacer.stop(step.reason)
         return
       default: {
         // every kind is handled above: a new kind fails to compile here
@@ -654,33 +654,33 @@ class CrawlRun {
   }
 
   /** Holds every request to the origin until `untilMs`, in this phase and the next. */
-  private deferOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral, announce = true, keep = true): void {
+  private deferOrigin (pacer: Pacer<ResourceTask>, origin: string, d: OriginDeferral, announce = true, keep = true): void {
     const known = this.deferrals.get(origin)
     if (known === undefined || d.untilMs >= known.untilMs) {
       this.deferrals.set(origin, { untilMs: d.untilMs, reason: d.reason, signal: d.signal })
       // the server's signal outlives the run: a run killed during the wait, or the next one, keeps to it
       if (keep) this.keepDeferral(origin, d)
     }
-    this.holdOrigin(scheduler, origin, d)
+    this.holdOrigin(pacer, origin, d)
     if (announce) this.emitDeferral(origin, d, [], false)
     // a held origin's share of the window no longer stops the reading: other origins' work comes in
     this.frontierWindow().ask()
   }
 
   /**
-   * Tells the scheduler about a deferral. One that ends before the deadline (or, without a
+   * Tells the pacer about a deferral. One that ends before the deadline (or, without a
    * deadline, within the longest wait a run sits out) holds the origin's work until then;
    * a longer one ends the origin's work for this run at once, each resource deferred, so a
    * run without a deadline never idles for what a Retry-After of 10^12 seconds asks.
    * `beyondRun` ends the origin's work for this run whatever the wait.
    */
-  private holdOrigin (scheduler: Scheduler<ResourceTask>, origin: string, d: OriginDeferral, beyondRun = this.beyondRun(d)): void {
+  private holdOrigin (pacer: Pacer<ResourceTask>, origin: string, d: OriginDeferral, beyondRun = this.beyondRun(d)): void {
     if (!beyondRun) {
-      scheduler.defer(origin, d.untilMs, d)
+      pacer.defer(origin, d.untilMs, d)
       return
     }
     this.deferredBeyondRun.add(origin)
-    scheduler.stopOrigin(origin, d.reason)
+    pacer.stopOrigin(origin, d.reason)
   }
 
   /** Whether a deferral is longer than the run waits: past the longest wait, and ending before the deadline, if any. */
@@ -695,7 +695,7 @@ class CrawlRun {
     this.emit({ type: 'deferral', origin, deferral: { reason: d.reason, signal: d.signal, until }, urls, pending })
   }
 
-  /** Ends a task the scheduler never started (decide/unrequested-end.ts says how). */
+  /** Ends a task the pacer never started (decide/unrequested-end.ts says how). */
   private finishLeftover (left: Leftover<ResourceTask>): void {
     const task = left.job
     if (task.finished) return

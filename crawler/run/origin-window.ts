@@ -16,7 +16,7 @@
  *   `passLimit` of its rows are read past in one hold, so a list that is one origin
  *   is not read to its end for nothing;
  * - an origin whose work was stopped for the run has no cap: its tasks end as soon as
- *   the scheduler hands them back.
+ *   the pacer hands them back.
  *
  * Nothing here is written to the store: a row read past is still pending, so a
  * run killed during a hold resumes it as any other.

@@ -1,13 +1,13 @@
-import type { SchedulerClock } from '../../crawler/run/scheduler.js'
+import type { PacerClock } from '../../crawler/run/pacer.js'
 
 interface Timer { at: number, seq: number, resolve: () => void }
 
 /**
- * A clock for scheduler tests: time moves only when every pending promise has
+ * A clock for pacer tests: time moves only when every pending promise has
  * settled (checked with setImmediate), and then jumps to the earliest timer. A run
  * that spans minutes of clock time takes milliseconds, and every time is exact.
  */
-export class VirtualClock implements SchedulerClock {
+export class VirtualClock implements PacerClock {
   private t: number
   private seq = 0
   private timers: Timer[] = []

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { unrequestedEnd, type Unrequested, type UnrequestedContext } from '../../../../crawler/decide/unrequested-end.js'
 
-// A resource the scheduler handed back unasked ends by why it was never asked.
+// A resource the pacer handed back unasked ends by why it was never asked.
 
 const task = { decision: null, record: null }
 const wait = { untilMs: 9_000, reason: '429 Too Many Requests: wait 600 s', signal: '429 Retry-After: 600' }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { OriginWindow, type Standing } from '../../../../crawler/run/origin-window.js'
-import { Scheduler } from '../../../../crawler/run/scheduler.js'
+import { Pacer } from '../../../../crawler/run/pacer.js'
 import { VirtualClock } from '../../virtual-clock.js'
 
 /** Standings as a table: every origin not named is ready. */
@@ -59,9 +59,9 @@ t.test('a task set aside for the second phase leaves the origin\'s share but is 
   t.equal(w.shareOf('a'), 1, 'loaded again in the second phase, it counts again')
 })
 
-t.test('the scheduler says how long an origin is held: its deferral, its politeness gap', async t => {
+t.test('the pacer says how long an origin is held: its deferral, its politeness gap', async t => {
   const clock = new VirtualClock()
-  const s = new Scheduler<string>({ concurrency: 1, clock, politenessDelayMs: 500 })
+  const s = new Pacer<string>({ concurrency: 1, clock, politenessDelayMs: 500 })
   t.equal(s.nextStartAt('http://a'), Number.NEGATIVE_INFINITY, 'an origin never seen is not held')
   s.defer('http://a', clock.now() + 3_000, { reason: 'a 429', signal: '429 Retry-After: 3' })
   t.equal(s.nextStartAt('http://a'), clock.now() + 3_000)

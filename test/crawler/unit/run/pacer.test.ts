@@ -1,19 +1,19 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { holdsAsync } from '../../../property.js'
-import { Scheduler, monotonicClock, type SchedulerOptions, type JobContext } from '../../../../crawler/run/scheduler.js'
+import { Pacer, monotonicClock, type PacerOptions, type JobContext } from '../../../../crawler/run/pacer.js'
 import { VirtualClock } from '../../virtual-clock.js'
 
 interface Job { id: string, ms: number }
 interface Start { id: string, origin: string, at: number, end: number }
 
 /** Runs jobs that each take `ms` of clock time; records when each started and ended. */
-type Hook = (job: Job, ctx: JobContext, s: Scheduler<Job>) => void
+type Hook = (job: Job, ctx: JobContext, s: Pacer<Job>) => void
 
 /** `onStart` runs as the job starts (synchronously, before any other job can start); `onEnd` when its time is up. */
-function harness (options: Partial<SchedulerOptions<Job>> = {}, onStart?: Hook, onEnd?: Hook) {
+function harness (options: Partial<PacerOptions<Job>> = {}, onStart?: Hook, onEnd?: Hook) {
   const clock = new VirtualClock()
-  const scheduler = new Scheduler<Job>({ concurrency: 4, clock, ...options })
+  const pacer = new Pacer<Job>({ concurrency: 4, clock, ...options })
   const starts: Start[] = []
   let active = 0
   let maxActive = 0
@@ -27,14 +27,14 @@ function harness (options: Partial<SchedulerOptions<Job>> = {}, onStart?: Hook, 
     const n = (activeByOrigin.get(ctx.origin) ?? 0) + 1
     activeByOrigin.set(ctx.origin, n)
     maxByOrigin.set(ctx.origin, Math.max(maxByOrigin.get(ctx.origin) ?? 0, n))
-    onStart?.(job, ctx, scheduler)
+    onStart?.(job, ctx, pacer)
     await clock.sleep(job.ms, ctx.signal)
     record.end = clock.now()
-    onEnd?.(job, ctx, scheduler)
+    onEnd?.(job, ctx, pacer)
     active--
     activeByOrigin.set(ctx.origin, (activeByOrigin.get(ctx.origin) ?? 1) - 1)
   }
-  return { clock, scheduler, starts, worker, maxActive: () => maxActive, maxByOrigin }
+  return { clock, pacer, starts, worker, maxActive: () => maxActive, maxByOrigin }
 }
 
 function startOf (starts: Start[], id: string): number {
@@ -45,8 +45,8 @@ function startOf (starts: Start[], id: string): number {
 
 t.test('neither the global nor the per-origin concurrency limit is ever exceeded', async t => {
   const h = harness({ concurrency: 3, perOriginConcurrency: 2 })
-  for (let i = 0; i < 10; i++) for (const o of ['a', 'b', 'c']) h.scheduler.add(o, { id: `${o}${i}`, ms: 100 + i * 7 })
-  const result = await h.scheduler.run(h.worker)
+  for (let i = 0; i < 10; i++) for (const o of ['a', 'b', 'c']) h.pacer.add(o, { id: `${o}${i}`, ms: 100 + i * 7 })
+  const result = await h.pacer.run(h.worker)
   t.equal(result.stoppedBy, 'completed')
   t.equal(h.starts.length, 30)
   t.equal(h.maxActive(), 3)
@@ -55,25 +55,25 @@ t.test('neither the global nor the per-origin concurrency limit is ever exceeded
 
 t.test('the per-origin limit defaults to two', async t => {
   const h = harness({ concurrency: 10 })
-  for (let i = 0; i < 6; i++) h.scheduler.add('a', { id: `a${i}`, ms: 50 })
-  await h.scheduler.run(h.worker)
+  for (let i = 0; i < 6; i++) h.pacer.add('a', { id: `a${i}`, ms: 50 })
+  await h.pacer.run(h.worker)
   t.equal(h.maxByOrigin.get('a'), 2)
   t.same(h.starts.map(s => s.at), [0, 0, 50, 50, 100, 100])
 })
 
 t.test('origins are served round-robin, so one long queue does not starve another', async t => {
   const h = harness({ concurrency: 1 })
-  for (let i = 0; i < 3; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
-  for (let i = 0; i < 3; i++) h.scheduler.add('b', { id: `b${i}`, ms: 10 })
-  await h.scheduler.run(h.worker)
+  for (let i = 0; i < 3; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
+  for (let i = 0; i < 3; i++) h.pacer.add('b', { id: `b${i}`, ms: 10 })
+  await h.pacer.run(h.worker)
   t.same(h.starts.map(s => s.id), ['a0', 'b0', 'a1', 'b1', 'a2', 'b2'])
 })
 
 t.test('two starts on one origin are never closer than the politeness delay', async t => {
   const h = harness({ concurrency: 4, perOriginConcurrency: 2, politenessDelayMs: 250 })
-  for (let i = 0; i < 4; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
-  h.scheduler.add('b', { id: 'b0', ms: 10 })
-  await h.scheduler.run(h.worker)
+  for (let i = 0; i < 4; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
+  h.pacer.add('b', { id: 'b0', ms: 10 })
+  await h.pacer.run(h.worker)
   t.same(h.starts.filter(s => s.origin === 'a').map(s => s.at), [0, 250, 500, 750])
   t.equal(startOf(h.starts, 'b0'), 0, 'the delay is per origin')
 })
@@ -83,7 +83,7 @@ t.test('the politeness delay counts from when a job really started, not from whe
   const base = new VirtualClock()
   let extra = 0
   const clock = { now: () => base.now() + extra, sleep: (ms: number, signal: AbortSignal) => base.sleep(ms, signal) }
-  const s = new Scheduler<string>({ concurrency: 4, perOriginConcurrency: 1, politenessDelayMs: 250, clock })
+  const s = new Pacer<string>({ concurrency: 4, perOriginConcurrency: 1, politenessDelayMs: 250, clock })
   const started: Array<[string, number]> = []
   s.add('b', 'b0')
   s.add('a', 'a0')
@@ -100,7 +100,7 @@ t.test('the politeness delay counts from a job\'s request when it goes out after
   // a0 works 120 ms before its request goes out (a store lookup, a connection): a1 may
   // start only 250 ms after that request, not 250 ms after a0 started
   const clock = new VirtualClock()
-  const s = new Scheduler<string>({ concurrency: 4, perOriginConcurrency: 2, politenessDelayMs: 250, clock })
+  const s = new Pacer<string>({ concurrency: 4, perOriginConcurrency: 2, politenessDelayMs: 250, clock })
   const sent: Array<[string, number]> = []
   s.add('a', 'a0')
   s.add('a', 'a1')
@@ -117,10 +117,10 @@ t.test('the politeness delay counts from a job\'s request when it goes out after
 
 t.test('a deferred origin holds its queued jobs until the time, while another origin flows', async t => {
   const h = harness({ concurrency: 4 })
-  for (let i = 0; i < 3; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
-  for (let i = 0; i < 6; i++) h.scheduler.add('b', { id: `b${i}`, ms: 100 })
-  h.scheduler.defer('a', 10_000, { reason: 'rate limited', signal: '429 Retry-After: 10' })
-  await h.scheduler.run(h.worker)
+  for (let i = 0; i < 3; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
+  for (let i = 0; i < 6; i++) h.pacer.add('b', { id: `b${i}`, ms: 100 })
+  h.pacer.defer('a', 10_000, { reason: 'rate limited', signal: '429 Retry-After: 10' })
+  await h.pacer.run(h.worker)
   t.same(h.starts.filter(s => s.origin === 'a').map(s => s.at), [10_000, 10_000, 10_010])
   t.same(h.starts.filter(s => s.origin === 'b').map(s => s.at), [0, 0, 100, 100, 200, 200], 'b never waits for a')
 })
@@ -129,32 +129,32 @@ t.test('a deferral made by a running job holds the jobs already queued behind it
   const h = harness({ concurrency: 4 }, undefined, (job, ctx, s) => {
     if (job.id === 'a0') s.defer(ctx.origin, ctx.startedMs + 5000, { reason: '429', signal: '429 Retry-After: 5' })
   })
-  h.scheduler.add('a', { id: 'a0', ms: 10 })
-  h.scheduler.add('a', { id: 'a1', ms: 20 })
-  h.scheduler.add('a', { id: 'a2', ms: 10 })
-  await h.scheduler.run(h.worker)
+  h.pacer.add('a', { id: 'a0', ms: 10 })
+  h.pacer.add('a', { id: 'a1', ms: 20 })
+  h.pacer.add('a', { id: 'a2', ms: 10 })
+  await h.pacer.run(h.worker)
   t.equal(startOf(h.starts, 'a1'), 0, 'a1 had already started beside a0')
   t.equal(startOf(h.starts, 'a2'), 5000, 'a2 was queued and waited for the deferral')
 })
 
 t.test('a later deferral extends an earlier one and never shortens it', async t => {
   const h = harness()
-  h.scheduler.defer('a', 3000, { reason: 'first', signal: '503 Retry-After: 3' })
-  h.scheduler.defer('a', 1000, { reason: 'second', signal: '429 Retry-After: 1' })
-  h.scheduler.add('a', { id: 'a0', ms: 1 })
-  await h.scheduler.run(h.worker)
+  h.pacer.defer('a', 3000, { reason: 'first', signal: '503 Retry-After: 3' })
+  h.pacer.defer('a', 1000, { reason: 'second', signal: '429 Retry-After: 1' })
+  h.pacer.add('a', { id: 'a0', ms: 1 })
+  await h.pacer.run(h.worker)
   t.equal(startOf(h.starts, 'a0'), 3000)
-  t.equal(h.scheduler.deferralOf('a')?.signal, '503 Retry-After: 3')
+  t.equal(h.pacer.deferralOf('a')?.signal, '503 Retry-After: 3')
 })
 
 t.test('a job added with notBefore (a retry) starts no earlier, and other work on the origin goes on', async t => {
   const h = harness({ concurrency: 4 }, (job, ctx, s) => {
     if (job.id === 'a0') s.add(ctx.origin, { id: 'a0-retry', ms: 1 }, { notBefore: ctx.startedMs + 2000 })
   })
-  h.scheduler.add('a', { id: 'a0', ms: 10 })
-  h.scheduler.add('a', { id: 'a1', ms: 10 })
-  h.scheduler.add('a', { id: 'a2', ms: 10 })
-  await h.scheduler.run(h.worker)
+  h.pacer.add('a', { id: 'a0', ms: 10 })
+  h.pacer.add('a', { id: 'a1', ms: 10 })
+  h.pacer.add('a', { id: 'a2', ms: 10 })
+  await h.pacer.run(h.worker)
   t.equal(startOf(h.starts, 'a0-retry'), 2000)
   t.equal(startOf(h.starts, 'a2'), 10)
 })
@@ -164,14 +164,14 @@ t.test('at the deadline nothing more starts, running jobs are aborted and the qu
   const h = harness({ concurrency: 1, deadlineMs: 250 }, (_job, ctx) => {
     ctx.signal.addEventListener('abort', () => { aborted++ })
   })
-  for (let i = 0; i < 5; i++) h.scheduler.add('a', { id: `a${i}`, ms: 100 })
-  const result = await h.scheduler.run(h.worker)
+  for (let i = 0; i < 5; i++) h.pacer.add('a', { id: `a${i}`, ms: 100 })
+  const result = await h.pacer.run(h.worker)
   t.equal(result.stoppedBy, 'deadline')
   t.same(h.starts.map(s => s.at), [0, 100, 200])
   t.equal(h.starts[2].end, 250, 'the running job was cut at the deadline, not left to run on')
   t.equal(aborted, 1)
   t.same(result.leftover.map(l => [l.job.id, l.why]), [['a3', 'deadline'], ['a4', 'deadline']])
-  t.equal(h.clock.now(), 250, 'the scheduler did not sleep past the deadline')
+  t.equal(h.clock.now(), 250, 'the pacer did not sleep past the deadline')
 })
 
 t.test('when all that is left is deferred past the deadline, the run ends at once with the deferral', async t => {
@@ -181,10 +181,10 @@ t.test('when all that is left is deferred past the deadline, the run ends at onc
       s.add(ctx.origin, { id: 'a0-retry', ms: 1 })
     }
   })
-  h.scheduler.add('a', { id: 'a0', ms: 20 })
-  h.scheduler.add('a', { id: 'a1', ms: 20 })
-  h.scheduler.add('a', { id: 'a2', ms: 20 })
-  const result = await h.scheduler.run(h.worker)
+  h.pacer.add('a', { id: 'a0', ms: 20 })
+  h.pacer.add('a', { id: 'a1', ms: 20 })
+  h.pacer.add('a', { id: 'a2', ms: 20 })
+  const result = await h.pacer.run(h.worker)
   t.equal(result.stoppedBy, 'deadline')
   t.equal(h.clock.now(), 20, 'no idling until the deadline, let alone the deferral')
   t.same(result.leftover.map(l => [l.job.id, l.why, l.deferral?.signal]), [
@@ -198,8 +198,8 @@ t.test('a job added after the deadline is handed back, not started', async t => 
   const h = harness({ concurrency: 1, deadlineMs: 50 }, (job, ctx, s) => {
     ctx.signal.addEventListener('abort', () => s.add(ctx.origin, { id: `${job.id}-retry`, ms: 1 }))
   })
-  h.scheduler.add('a', { id: 'a0', ms: 100 })
-  const result = await h.scheduler.run(h.worker)
+  h.pacer.add('a', { id: 'a0', ms: 100 })
+  const result = await h.pacer.run(h.worker)
   t.same(result.leftover.map(l => [l.job.id, l.why]), [['a0-retry', 'deadline']])
 })
 
@@ -210,9 +210,9 @@ t.test('a stopped origin hands back its queue and later jobs while other origins
       s.add(ctx.origin, { id: 'a-late', ms: 1 })
     }
   })
-  for (let i = 0; i < 3; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
-  for (let i = 0; i < 3; i++) h.scheduler.add('b', { id: `b${i}`, ms: 10 })
-  const result = await h.scheduler.run(h.worker)
+  for (let i = 0; i < 3; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
+  for (let i = 0; i < 3; i++) h.pacer.add('b', { id: `b${i}`, ms: 10 })
+  const result = await h.pacer.run(h.worker)
   t.equal(result.stoppedBy, 'completed')
   t.same(h.starts.filter(s => s.origin === 'b').length, 3)
   t.same(result.leftover.map(l => [l.job.id, l.why, l.reason]), [
@@ -227,17 +227,17 @@ t.test('a lowered origin concurrency holds for the rest of the run', async t => 
     if (job.id === 'a0') t.equal(s.lowerConcurrency(ctx.origin), 2)
     if (job.id === 'a1') t.equal(s.lowerConcurrency(ctx.origin), 1)
   })
-  for (let i = 0; i < 6; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
-  await h.scheduler.run(h.worker)
+  for (let i = 0; i < 6; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
+  await h.pacer.run(h.worker)
   t.same(h.starts.map(s => s.at), [0, 0, 0, 10, 20, 30], 'one at a time once lowered to 1')
-  t.equal(h.scheduler.lowerConcurrency('a', 0), 1, 'never below one')
+  t.equal(h.pacer.lowerConcurrency('a', 0), 1, 'never below one')
 })
 
 t.test('a refusal before start stops the run and hands back that job and the rest', async t => {
   let started = 0
   const h = harness({ concurrency: 1, beforeStart: () => started >= 2 ? 'the run made 2 requests, its request budget' : null }, () => { started++ })
-  for (let i = 0; i < 4; i++) h.scheduler.add('a', { id: `a${i}`, ms: 10 })
-  const result = await h.scheduler.run(h.worker)
+  for (let i = 0; i < 4; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
+  const result = await h.pacer.run(h.worker)
   t.equal(result.stoppedBy, 'stopped')
   t.match(result.reason, /request budget/)
   t.same(result.leftover.map(l => [l.job.id, l.why]), [['a2', 'stopped'], ['a3', 'stopped']])
@@ -245,8 +245,8 @@ t.test('a refusal before start stops the run and hands back that job and the res
 
 t.test('stop lets running jobs finish unless asked to abort them', async t => {
   const h = harness({ concurrency: 2 }, (job, _ctx, s) => { if (job.id === 'a1') s.stop('budget:bytes') })
-  for (let i = 0; i < 4; i++) h.scheduler.add('a', { id: `a${i}`, ms: 100 })
-  const result = await h.scheduler.run(h.worker)
+  for (let i = 0; i < 4; i++) h.pacer.add('a', { id: `a${i}`, ms: 100 })
+  const result = await h.pacer.run(h.worker)
   t.equal(result.stoppedBy, 'stopped')
   t.same(h.starts.map(s => s.end), [100, 100], 'both running jobs ran to their end')
   t.equal(result.leftover.length, 2)
@@ -254,14 +254,14 @@ t.test('stop lets running jobs finish unless asked to abort them', async t => {
 
 t.test('a job that throws stops the run and run rejects with its error', async t => {
   const clock = new VirtualClock()
-  const s = new Scheduler<number>({ concurrency: 1, clock })
+  const s = new Pacer<number>({ concurrency: 1, clock })
   s.add('a', 1)
   s.add('a', 2)
   await t.rejects(s.run(async n => { if (n === 1) throw new Error('boom') }), /boom/)
 })
 
 t.test('run cannot be called while it runs', async t => {
-  const s = new Scheduler<number>({ concurrency: 1, clock: new VirtualClock() })
+  const s = new Pacer<number>({ concurrency: 1, clock: new VirtualClock() })
   s.add('a', 1)
   const first = s.run(async () => {})
   await t.rejects(s.run(async () => {}), /already running/)
@@ -270,7 +270,7 @@ t.test('run cannot be called while it runs', async t => {
 
 t.test('a second run after a completed one still honours the deferrals and politeness of the first', async t => {
   const clock = new VirtualClock()
-  const s = new Scheduler<string>({ concurrency: 2, politenessDelayMs: 100, clock })
+  const s = new Pacer<string>({ concurrency: 2, politenessDelayMs: 100, clock })
   const starts: Array<[string, number]> = []
   const worker = async (id: string, ctx: JobContext): Promise<void> => {
     starts.push([id, clock.now()])
@@ -288,7 +288,7 @@ t.test('a second run after a completed one still honours the deferrals and polit
 
 t.test('a second run after the deadline starts nothing and hands back what was added', async t => {
   const clock = new VirtualClock()
-  const s = new Scheduler<string>({ concurrency: 1, deadlineMs: 50, clock })
+  const s = new Pacer<string>({ concurrency: 1, deadlineMs: 50, clock })
   s.add('a', 'a0')
   const first = await s.run(async (_id, ctx) => { await clock.sleep(100, ctx.signal) })
   t.equal(first.stoppedBy, 'deadline')
@@ -301,7 +301,7 @@ t.test('a second run after the deadline starts nothing and hands back what was a
 })
 
 t.test('a stop before the run starts nothing and hands everything back', async t => {
-  const s = new Scheduler<number>({ concurrency: 1, clock: new VirtualClock() })
+  const s = new Pacer<number>({ concurrency: 1, clock: new VirtualClock() })
   s.add('a', 1)
   s.stop('cancelled')
   let ran = 0
@@ -311,7 +311,7 @@ t.test('a stop before the run starts nothing and hands everything back', async t
 })
 
 t.test('with the monotonic clock, a deferral is waited for in real time', async t => {
-  const s = new Scheduler<string>({ concurrency: 2 })
+  const s = new Pacer<string>({ concurrency: 2 })
   const t0 = monotonicClock.now()
   s.defer('a', t0 + 40, { reason: 'test', signal: '429 Retry-After: 0.04' })
   const at: Record<string, number> = {}
@@ -339,7 +339,7 @@ t.test('for any mix of jobs, deferrals and limits, every limit holds and every j
     fc.option(fc.integer({ min: 0, max: 4000 }), { nil: null }),
     async (jobs, concurrency, perOrigin, politeness, deadline) => {
       const clock = new VirtualClock()
-      const s = new Scheduler<number>({ concurrency, perOriginConcurrency: perOrigin, politenessDelayMs: politeness, deadlineMs: deadline, clock })
+      const s = new Pacer<number>({ concurrency, perOriginConcurrency: perOrigin, politenessDelayMs: politeness, deadlineMs: deadline, clock })
       const deferredUntil = new Map<string, number>()
       const lastStart = new Map<string, number>()
       const active = new Map<string, number>()

@@ -1,5 +1,8 @@
 /**
- * The per-origin scheduler: which job starts when.
+ * The run's pacer: which job starts when, origin by origin. (Not the revisit planner of
+ * `crawler/planning/`, which decides on which day a URL is asked again, and which
+ * `webkrab bench scheduler` measures: the pacer decides when, within a run, a request
+ * that is due goes out.)
  *
  * - A global concurrency limit and a per-origin one (default 2), and a politeness
  *   delay between request starts on the same origin.
@@ -7,7 +10,7 @@
  *   never holds up another.
  * - `defer(origin, untilMs)`: no job of that origin starts before untilMs, including
  *   jobs already queued (a rate limit speaks for the origin: RFC 6585 section 4).
- * - A run deadline: the scheduler never sleeps past it. At the deadline it aborts the
+ * - A run deadline: the pacer never sleeps past it. At the deadline it aborts the
  *   running jobs' signal, starts nothing more, and hands back what was still queued.
  *   When everything left is waiting for a time at or after the deadline, it ends at
  *   once rather than idling until the deadline.
@@ -19,10 +22,10 @@
 import { setMaxListeners } from 'node:events'
 import { errors } from '../../common/errors.js'
 import { Fifo } from './fifo.js'
-import { monotonicClock, type SchedulerClock } from '../fetch/monotonic-clock.js'
+import { monotonicClock, type PacerClock } from '../fetch/monotonic-clock.js'
 import type { OriginDeferral } from '../policy/retry.js'
 
-export { monotonicClock, type SchedulerClock }
+export { monotonicClock, type PacerClock }
 
 /**
  * How far past a wait's end the reference crawler starts its request (`waitMarginMs`):
@@ -31,7 +34,7 @@ export { monotonicClock, type SchedulerClock }
  */
 export const WAIT_MARGIN_MS = 50
 
-export interface SchedulerOptions<J> {
+export interface PacerOptions<J> {
   /** Jobs running at once across all origins (at least 1). */
   concurrency: number
   /** Jobs running at once per origin (at least 1). Default 2. */
@@ -40,7 +43,7 @@ export interface SchedulerOptions<J> {
   politenessDelayMs?: number
   /** No job starts at or after this time; null for no deadline. */
   deadlineMs?: number | null
-  clock?: SchedulerClock
+  clock?: PacerClock
   /**
    * Asked right before a job starts (the place for run budgets such as max-requests).
    * Return null to let it start, or a reason to stop the run: the job and everything
@@ -85,10 +88,10 @@ export interface Leftover<J> {
   deferral: OriginDeferral | null
 }
 
-export type SchedulerStop = 'completed' | 'deadline' | 'stopped'
+export type PacerStop = 'completed' | 'deadline' | 'stopped'
 
-export interface SchedulerResult<J> {
-  stoppedBy: SchedulerStop
+export interface PacerResult<J> {
+  stoppedBy: PacerStop
   reason: string
   /** Jobs that never started, in queue order per origin. */
   leftover: Array<Leftover<J>>
@@ -159,13 +162,13 @@ class LinkedJobContext implements JobContext {
   }
 }
 
-export class Scheduler<J> {
+export class Pacer<J> {
   private readonly concurrency: number
   private readonly perOrigin: number
   private readonly politenessMs: number
   private readonly marginMs: number
   private readonly deadlineMs: number | null
-  private readonly clock: SchedulerClock
+  private readonly clock: PacerClock
   private readonly beforeStart: ((job: J, origin: string) => string | null) | undefined
   private readonly origins = new Map<string, OriginState<J>>()
   /** Origins that have queued work, in round-robin order (served ones move to the end). */
@@ -175,11 +178,11 @@ export class Scheduler<J> {
   private readonly abort = new AbortController()
   private phase: Phase = 'idle'
   private busy = false
-  private outcome: { stoppedBy: SchedulerStop, reason: string } | null = null
+  private outcome: { stoppedBy: PacerStop, reason: string } | null = null
   private wake: (() => void) | null = null
   private failure: { error: unknown } | null = null
 
-  constructor (options: SchedulerOptions<J>) {
+  constructor (options: PacerOptions<J>) {
     this.concurrency = Math.max(1, Math.floor(options.concurrency))
     this.perOrigin = Math.max(1, Math.floor(options.perOriginConcurrency ?? 2))
     this.politenessMs = Math.max(0, options.politenessDelayMs ?? 0)
@@ -245,7 +248,7 @@ export class Scheduler<J> {
   /**
    * The earliest time the origin may start a job by its deferral and its politeness gap
    * (its concurrency and its jobs aside): how long it is held. -Infinity for an origin
-   * the scheduler has not seen.
+   * the pacer has not seen.
    */
   nextStartAt (origin: string): number {
     const state = this.origins.get(origin)
@@ -305,11 +308,11 @@ export class Scheduler<J> {
    * After a run that completed, `add` and `run` may be called again (a crawl's second
    * phase): deferrals, stopped origins, lowered limits and politeness carry over, so
    * an origin that asked to be left alone is still left alone. After a deadline or a
-   * stop, the scheduler stays stopped: a later run starts nothing and hands back what
+   * stop, the pacer stays stopped: a later run starts nothing and hands back what
    * was added since.
    */
-  async run (worker: Worker<J>): Promise<SchedulerResult<J>> {
-    if (this.busy) throw errors.WEBKRAB_ERR_INTERNAL('Scheduler.run is already running')
+  async run (worker: Worker<J>): Promise<PacerResult<J>> {
+    if (this.busy) throw errors.WEBKRAB_ERR_INTERNAL('Pacer.run is already running')
     this.busy = true
     if (this.phase === 'idle') this.phase = 'running'
     while (this.phase === 'running') {
@@ -484,7 +487,7 @@ export class Scheduler<J> {
     this.kick()
   }
 
-  private finish (stoppedBy: SchedulerStop, reason: string): void {
+  private finish (stoppedBy: PacerStop, reason: string): void {
     this.outcome = { stoppedBy, reason }
     this.phase = 'draining'
   }
