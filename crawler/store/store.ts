@@ -95,6 +95,7 @@ export class Store {
     this.db = db
     this.lock = lock
     this.stmts = this.prepare()
+    this.allRowsKnown = db.prepare('SELECT 1 FROM resources LIMIT 1').get() === undefined
   }
 
   /**
@@ -104,7 +105,7 @@ export class Store {
    */
   private writeRecord (write: RecordWrite, body: BodyAction, observation: Observation | null): number {
     const vary = formatVary(write.vary) ?? ''
-    const known = this.rows.get(write.url)
+    const known = this.knownRows(write.url)
     // the deletes run only when the rows last seen for this URL say they would find something
     if (known === undefined || known.some(r => r.vary !== vary)) this.stmts.deleteOtherVary.run(write.url, vary)
     const had = known?.find(r => r.variantKey === write.variantKey)
@@ -145,12 +146,31 @@ export class Store {
   private readonly rows = new Map<string, RememberedRows>()
 
   /**
+   * Every URL's rows are in `rows`, or it has none: the store held no resource when it was
+   * opened, and every row since was written through save() and remembered. A run's first
+   * crawl into a new store then looks nothing up: each URL it has not written has no row.
+   * Cleared for good when a URL goes unremembered (the map is full) or a rollback forgets
+   * what the map held.
+   */
+  private allRowsKnown: boolean
+
+  /** The URL's rows as this connection knows them; undefined when it has not looked. */
+  private knownRows (url: string): RememberedRows | undefined {
+    return this.rows.get(url) ?? (this.allRowsKnown ? NO_ROWS : undefined)
+  }
+
+  /**
    * Notes a URL's rows. Once the map is full, no URL is added and none is evicted: a
    * run looks up its URLs before it writes them, and evicting the oldest look-ups
    * would forget exactly the ones about to be written.
    */
   private remember (url: string, rows: RememberedRows): void {
-    if (this.rows.has(url) || this.rows.size < ROWS_REMEMBERED) this.rows.set(url, sharedRows(rows))
+    if (this.rows.has(url) || this.rows.size < ROWS_REMEMBERED) {
+      this.rows.set(url, sharedRows(rows))
+    } else if (rows.length > 0) {
+      // a URL with rows the map cannot hold: from now on, a URL missing from it may have some
+      this.allRowsKnown = false
+    }
   }
 
   /**
@@ -214,6 +234,11 @@ export class Store {
 
   /** Every stored variant of a URL. */
   variants (url: string): StoredRecord[] {
+    // a URL known to have no row (see allRowsKnown) is not looked up
+    if (this.knownRows(url)?.length === 0) {
+      this.remember(url, NO_ROWS)
+      return []
+    }
     const records = this.stmts.byUrl.all(url).map(fromRow)
     this.remember(url, records.map(r => ({ vary: formatVary(r.vary) ?? '', variantKey: r.variantKey, body: r.retained === 'body' && !r.noStore })))
     return records
@@ -301,9 +326,15 @@ export class Store {
       rolledBack = this.rollBackGroup()
     }
     this.batched = 0
-    this.rows.clear()
+    this.forgetRows()
     this.failure = storageError(this.path, err, doing, rolledBack)
     return this.failure
+  }
+
+  /** Forgets every URL's rows (after a rollback): each is looked up again. */
+  private forgetRows (): void {
+    this.rows.clear()
+    this.allRowsKnown = false
   }
 
   /** Rolls the open group back (when SQLite has not already); returns how many records it held. */
@@ -315,7 +346,7 @@ export class Store {
     this.midRecord = false
     this.batched = 0
     // what this connection saw of the rows may have been rolled back with them
-    this.rows.clear()
+    this.forgetRows()
     return held
   }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { Store, BODY_CHUNK_BYTES } from '../../../../crawler/store/store.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../../../crawler/store/store-migrations.js'
 import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
+import { RESOURCE_COLUMNS, toParams } from '../../../../crawler/store/store-rows.js'
 
 function write (over: Partial<RecordWrite> = {}): RecordWrite {
   return {
@@ -198,6 +199,40 @@ t.test('a URL this connection never looked up gets its stale body removed, even 
   fresh.write(Buffer.from('new'))
   const saved = store.save(write(fr), { kind: 'replace', body: fresh }, null)
   t.equal(store.readBody(saved.id)?.toString(), 'new', 'the French body is the new one alone: writing the German variant told nothing of it')
+})
+
+/** Writes a resource row through a connection of its own, as no run ever does: what a look-up finds shows whether one was made. */
+function rowBehindTheStore (path: string, w: RecordWrite): void {
+  const db = new Database(path)
+  try {
+    db.prepare(`INSERT INTO resources (${RESOURCE_COLUMNS.join(', ')}) VALUES (${RESOURCE_COLUMNS.map(() => '?').join(', ')})`).run(toParams(w))
+  } finally {
+    db.close()
+  }
+}
+
+t.test('a store that held no resource when it was opened looks up no URL it has not written; one that held any, and one after a rollback, look each up', async t => {
+  const path = join(t.testdir(), 'first-crawl.sqlite')
+  const url = 'http://127.0.0.1:1/page'
+  const fresh = Store.open(path)
+  rowBehindTheStore(path, write({ url }))
+  t.equal(fresh.find(url, {}), null, 'the new store knows every row is its own: it does not look')
+  t.same(fresh.variants(url), [])
+  // what it writes itself, it finds
+  const other = 'http://127.0.0.1:1/other'
+  const body = fresh.beginBody()
+  body.write(Buffer.from('abc'))
+  const saved = fresh.save(write({ url: other }), { kind: 'replace', body }, null)
+  t.equal(fresh.find(other, {})?.id, saved.id, 'a URL it wrote is looked up')
+  t.equal(fresh.readBody(saved.id)?.toString(), 'abc')
+  // a write that fails halfway rolls its group back and forgets what the store knew of the rows
+  t.throws(() => fresh.save(write({ url: 'http://127.0.0.1:1/bad', status: null as unknown as number }), { kind: 'drop' }, null))
+  t.equal(fresh.find(url, {})?.etag, '"a"', 'after a rollback every URL is looked up again')
+  t.equal(fresh.find(other, {}), null, 'and the rolled-back record is gone')
+  fresh.close()
+  const reopened = Store.open(path)
+  t.teardown(() => { reopened.close() })
+  t.equal(reopened.find(url, {})?.etag, '"a"', 'a store that held rows when it was opened looks each URL up')
 })
 
 t.test('observations accumulate as history for change-rate estimates', async t => {
