@@ -1,6 +1,6 @@
 import { errors } from '../../common/errors.js'
 import type { Exchange, FetchReport, Outcome, StoppedBy } from '../../reports/report-types.js'
-import type { BodyWriter } from '../store/body-writer.js'
+import { existsSync } from 'node:fs'
 import type { CrawlEvent } from './crawl-events.js'
 import { resolveCrawlOptions, type CrawlOptions, type ResolvedOptions } from './crawl-options.js'
 import { Fetcher, type FetchResult } from '../fetch/fetch.js'
@@ -17,7 +17,9 @@ import { exchangeOf } from './exchange-of.js'
 import { checkReportPath, finishReport, inlineResourceLimit, openReportParts } from './report-file.js'
 import { routeAnswer, type AnswerStep, type RunSnapshot } from '../decide/route-answer.js'
 import { countSeedEnd, describeCompletedRun, newSeedTally } from '../decide/run-end.js'
-import { Frontier, type FrontierAbandoned, type FrontierState } from '../store/frontier.js'
+import type { FrontierAbandoned, FrontierResume, FrontierState } from '../store/frontier.js'
+import { onEventLoop, type RunBodyWriter, type RunStore } from '../store/run-store.js'
+import { StoreThread } from '../store/store-thread.js'
 import { frontierOptionsOf, reportedOptionsOf } from './option-values.js'
 import type { Standing } from './origin-window.js'
 import { FrontierWindow } from './frontier-window.js'
@@ -73,9 +75,9 @@ async function crawlWith (opts: ResolvedOptions): Promise<FetchReport> {
     builder.add(event)
     opts.onEvent?.(event)
   }
-  let store: Store
+  let store: RunStore
   try {
-    store = Store.open(opts.store)
+    store = openRunStore(opts)
   } catch (err) {
     parts.discard()
     throw err
@@ -98,10 +100,28 @@ async function crawlWith (opts: ResolvedOptions): Promise<FetchReport> {
   return await finishReport(opts.report, builder, parts)
 }
 
+/**
+ * The run's store. A run that creates its store hands its writes to a writer thread
+ * (store-thread.ts): every URL is new there, so no request waits on a write. A run over
+ * a store that exists looks each URL up before asking it, a read that must see every
+ * write before it, and a run under --plan keeps its plan in the same transactions: those
+ * write on the event loop.
+ */
+function openRunStore (opts: ResolvedOptions): RunStore {
+  if (!opts.plan && !existsSync(opts.store)) return StoreThread.open(opts.store)
+  return onEventLoop(Store.open(opts.store))
+}
+
+/** The Store a --plan run keeps its plan in (a run under --plan writes on the event loop: openRunStore). */
+function planStoreOf (store: RunStore): Store {
+  if (store.onEventLoop === null) throw errors.WEBKRAB_ERR_INTERNAL('a --plan run has its store in a writer thread')
+  return store.onEventLoop
+}
+
 /** What applying an answer's steps carries from one step to the next. */
 interface Applied {
   /** Where the body streamed, when it was written. */
-  readonly body: BodyWriter | null
+  readonly body: RunBodyWriter | null
   bodyKept: boolean
   /** The record the last `save` step wrote. */
   saved: StoredRecord | null
@@ -159,7 +179,7 @@ class CrawlRun {
   /** Each origin's robots.txt (RFC 9309), read before anything else of it under --robots obey. */
   private readonly robots: RobotsReader
 
-  constructor (private readonly opts: ResolvedOptions, private readonly store: Store, private readonly emit: (e: CrawlEvent) => void) {
+  constructor (private readonly opts: ResolvedOptions, private readonly store: RunStore, private readonly emit: (e: CrawlEvent) => void) {
     const b = opts.budgets
     this.fetcher = new Fetcher({ perOriginConcurrency: b.perOriginConcurrency, connectTimeoutMs: b.connectTimeoutMs, responseTimeoutMs: b.responseTimeoutMs, idleTimeoutMs: b.idleTimeoutMs, ca: opts.ca, allowH2: opts.http2 === 'on' })
     this.startedMs = this.clock.now()
@@ -176,7 +196,7 @@ class CrawlRun {
       }
     }
     this.clocks = new OriginClocks(clocks)
-    this.planning = opts.plan ? PlanRun.open(store, opts, this.clocks) : null
+    this.planning = opts.plan ? PlanRun.open(planStoreOf(store), opts, this.clocks) : null
     this.robots = new RobotsReader({
       fetcher: this.fetcher,
       store,
@@ -206,7 +226,7 @@ class CrawlRun {
     // ones go in the report's run-start, the rest are counted
     const first: string[] = []
     const scope = new Set(opts.budgets.scope)
-    const frontier = await Frontier.fill(this.store, this.seeds(), frontierOptionsOf(opts), opts.fresh, url => {
+    const frontier = await this.store.fillFrontier(this.seeds(), frontierOptionsOf(opts), opts.fresh, url => {
       if (first.length < INLINE_RESOURCE_LIMIT) first.push(url)
       if (opts.scopeFromSeeds) {
         const origin = originOf(url)
@@ -528,7 +548,7 @@ class CrawlRun {
     const startMs = Math.round(this.clock.now() - this.startedMs)
     this.usage.requests++
     task.attemptsForUrl++
-    let writer: BodyWriter | null = null
+    let writer: RunBodyWriter | null = null
     const result = await this.fetcher.fetch(task.url, headers, {
       limits: this.opts.budgets,
       runBytes: () => this.usage.bytesReceived,
@@ -734,7 +754,7 @@ const NOTE_BATCH = 256
 const HOLD_MS = 1_000
 
 /** The closing words of a resumed run: what the run it resumed had done. */
-function describeResume (resumed: NonNullable<Frontier['resumed']>): string {
+function describeResume (resumed: FrontierResume): string {
   const outcomes = Object.entries(resumed.done).map(([outcome, n]) => `${n} ${outcome}`).join(', ')
   const pace = resumed.differs.length === 0 ? '' : `; it goes on with ${resumed.differs.join(', ')}`
   return `resumed the run started ${resumed.startedAt}, which had ${resumed.doneCount} of the seed URLs done (${outcomes === '' ? 'none' : outcomes}): those were not asked again${pace}`

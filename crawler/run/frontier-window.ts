@@ -1,6 +1,7 @@
 import { originOf } from '../../common/http/origin-of.js'
 import type { Outcome } from '../../reports/report-types.js'
-import type { Frontier, FrontierRow, FrontierState } from '../store/frontier.js'
+import type { FrontierRow, FrontierState } from '../store/frontier.js'
+import type { RunFrontier } from '../store/run-store.js'
 import { OriginWindow, type Standing } from './origin-window.js'
 
 /**
@@ -42,7 +43,7 @@ export class FrontierWindow {
   /** Whether more is to be read at the run's next point. */
   private asked = false
 
-  constructor (private readonly frontier: Frontier) {}
+  constructor (private readonly frontier: RunFrontier) {}
 
   /** Tasks in the window. */
   get size (): number { return this.shares.size }

@@ -3,7 +3,7 @@ import type { Fetcher, FetchResult } from '../fetch/fetch.js'
 import { judgeRobotsAnswer, robotsConditionalHeaders, robotsUrlOf, type RobotsAnswer, type RobotsRecord } from '../policy/robots-fetch.js'
 import { robotsCrawlDelayMs, type CrawlDelay } from '../policy/robots-decision.js'
 import { ROBOTS_PARSING_LIMIT_BYTES } from '../policy/robots-rules.js'
-import type { Store } from '../store/store.js'
+import type { RunStore } from '../store/run-store.js'
 import type { CrawlEvent } from './crawl-events.js'
 import type { ResolvedOptions } from './crawl-options.js'
 import type { OriginClocks } from './origin-clocks.js'
@@ -19,7 +19,7 @@ export const ROBOTS_KEPT_BYTES = ROBOTS_PARSING_LIMIT_BYTES + 64 * 1024
 
 export interface RobotsReaderDeps {
   fetcher: Fetcher
-  store: Store
+  store: RunStore
   clocks: OriginClocks
   opts: ResolvedOptions
   emit: (event: CrawlEvent) => void

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3'
-import { isWebkrabError } from '../../common/errors.js'
+import { errors, isWebkrabError } from '../../common/errors.js'
 import type { Outcome } from '../../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from '../policy/vary.js'
@@ -103,7 +103,7 @@ export class Store {
    * (one per record copied every page it touched into a statement journal): a record
    * cut short is never committed, since its whole group is rolled back (save(), fail()).
    */
-  private writeRecord (write: RecordWrite, body: BodyAction, observation: Observation | null): number {
+  private writeRecord (write: RecordWrite, body: BodyAction, observation: Observation | null, newId: number | null): number {
     const vary = formatVary(write.vary) ?? ''
     const known = this.knownRows(write.url)
     // the deletes run only when the rows last seen for this URL say they would find something
@@ -112,9 +112,12 @@ export class Store {
     const mayHoldBody = known === undefined || had?.body === true
     // a URL seen to have no row at all (every new URL of a first crawl) is a plain insert: the
     // conflict clause and RETURNING of the upsert cost a few microseconds a record
-    const id = known?.length === 0
-      ? Number(this.stmts.insert.run(toParams(write)).lastInsertRowid)
-      : (this.stmts.upsert.get(toParams(write)) as { id: number }).id
+    if (newId !== null && known?.length !== 0) throw errors.WEBKRAB_ERR_INTERNAL(`a new record's id was given for ${write.url}, which may have rows`)
+    const id = newId !== null
+      ? (this.stmts.insertWithId.run([newId, ...toParams(write)]), newId)
+      : known?.length === 0
+        ? Number(this.stmts.insert.run(toParams(write)).lastInsertRowid)
+        : (this.stmts.upsert.get(toParams(write)) as { id: number }).id
     if (body.kind === 'replace') {
       if (mayHoldBody) this.stmts.deleteBody.run(id)
       // chunks written while the body streamed become the record's; the rest (all of a
@@ -202,6 +205,8 @@ export class Store {
           ${RESOURCE_COLUMNS.filter(c => c !== 'url' && c !== 'variant_key').map(c => c === 'change_history' ? `${c} = coalesce(excluded.${c}, resources.${c})` : `${c} = excluded.${c}`).join(', ')}
         RETURNING id`),
       insert: db.prepare<unknown[]>(insertResource),
+      insertWithId: db.prepare<unknown[]>(`INSERT INTO resources (id, ${RESOURCE_COLUMNS.join(', ')}) VALUES (?, ${RESOURCE_COLUMNS.map(() => '?').join(', ')})`),
+      nextId: db.prepare<[], { next: number }>('SELECT coalesce(max(id), 0) + 1 AS next FROM resources'),
       noteAnswer: db.prepare<[number | null, string, number, number]>('UPDATE resources SET last_status = ?, last_outcome = ?, last_seen_ms = ? WHERE id = ?'),
       insertChunk: db.prepare<[string, number, Buffer]>('INSERT INTO bodies (staging, seq, data) VALUES (?, ?, ?)'),
       insertOwnChunk: db.prepare<[number, number, Buffer]>('INSERT INTO bodies (resource_id, seq, data) VALUES (?, ?, ?)'),
@@ -225,6 +230,15 @@ export class Store {
    */
   get connection (): Database.Database {
     return this.db
+  }
+
+  /**
+   * What the writer thread's other side needs to write new records without waiting
+   * (store-thread.ts): whether every URL's rows are known (see allRowsKnown), and the
+   * id a new record may take (`save(…, newId)`).
+   */
+  newRecords (): { allRowsKnown: boolean, nextId: number } {
+    return { allRowsKnown: this.allRowsKnown, nextId: this.stmts.nextId.get()?.next ?? 1 }
   }
 
   /** The schema version and application id recorded in `meta`. */
@@ -367,12 +381,12 @@ export class Store {
    * by the staged chunks, or dropped) and an observation for its history. When the
    * server changed what it varies on, variants keyed the old way are removed.
    */
-  save (write: RecordWrite, body: BodyAction, observation: Observation | null): StoredRecord {
+  save (write: RecordWrite, body: BodyAction, observation: Observation | null, newId: number | null = null): StoredRecord {
     const id = this.write('writing a record', () => {
       if (!this.db.inTransaction) this.db.exec('BEGIN')
       this.midRecord = true
       try {
-        const written = this.writeRecord(write, body, observation)
+        const written = this.writeRecord(write, body, observation, newId)
         this.midRecord = false
         return written
       } catch (err) {
