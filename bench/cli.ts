@@ -5,6 +5,7 @@ import { parseSchedulerOptions, schedulerBenchOptions, type BenchFlag } from './
 import { bandwidthBenchOptions } from './bandwidth.js'
 import { stepProgress, withClockProgress, withRequestProgress } from './bench-progress.js'
 import { writeBenchResults } from './write-results.js'
+import { CRAWLER_BENCH_PAGES } from './crawler-types.js'
 
 /**
  * Prints a benchmark's result: one JSON object with --json, else its short
@@ -142,7 +143,7 @@ export function registerBench (program: Command): void {
 
   bench.command('crawler')
     .description('the reference crawler fetching N fixture URLs beside a bare undici loop over the same URLs and concurrency')
-    .option('--pages <n>', 'distinct URLs fetched per round', '500')
+    .option('--pages <n>', 'distinct URLs fetched per round', String(CRAWLER_BENCH_PAGES))
     .option('--page-bytes <n>', 'body size of each page in bytes', '20000')
     .option('--concurrency <n>', 'requests at once, for both sides', '8')
     .option('--rounds <n>', 'measured rounds per side', '3')

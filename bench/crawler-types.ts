@@ -2,6 +2,13 @@
 // its page and headline read. Apart from the run so that the headline, which the run
 // imports, need not import it back.
 
+/**
+ * Distinct URLs a round fetches by default: a list long enough to be written from the
+ * store's writer thread (crawler/run/crawl.ts WRITER_THREAD_SEEDS), as a crawl of that
+ * length is, and a round long enough to stand out of a shared machine's noise.
+ */
+export const CRAWLER_BENCH_PAGES = 2000
+
 export interface CrawlerSideFigures {
   pagesPerSecond: number
   elapsedMs: number

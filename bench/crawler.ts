@@ -5,7 +5,7 @@ import { errors } from '../common/errors.js'
 import { formatBytes } from '../common/units.js'
 import { crawl } from '../crawler/index.js'
 import { bareLoop, floorContents, storeFloor } from './crawler-baselines.js'
-import type { CrawlerBenchResult, CrawlerSideFigures, FloorSideFigures } from './crawler-types.js'
+import { CRAWLER_BENCH_PAGES, type CrawlerBenchResult, type CrawlerSideFigures, type FloorSideFigures } from './crawler-types.js'
 import { crawlerHeadline } from './headline.js'
 import { serveProcess } from './serve-process.js'
 
@@ -27,7 +27,7 @@ export type { CrawlerBenchResult } from './crawler-types.js'
  * not charged to either client.
  */
 export interface CrawlerBenchOptions {
-  /** Distinct URLs fetched per round (default 500). */
+  /** Distinct URLs fetched per round (default CRAWLER_BENCH_PAGES). */
   pages?: number
   /** Body size of each page in bytes (default 20,000, the seed's typical page). */
   pageBytes?: number
@@ -106,7 +106,7 @@ function medianSide<T extends CrawlerSideFigures> (rounds: T[]): T {
 }
 
 export async function runCrawlerBench (opts: CrawlerBenchOptions = {}): Promise<CrawlerBenchResult> {
-  const pages = positive('--pages', opts.pages, 500, 1_000_000)
+  const pages = positive('--pages', opts.pages, CRAWLER_BENCH_PAGES, 1_000_000)
   const pageBytes = positive('--page-bytes', opts.pageBytes, 20_000, 100_000_000)
   const concurrency = positive('--concurrency', opts.concurrency, 8, 1024)
   const rounds = positive('--rounds', opts.rounds, 3, 100)

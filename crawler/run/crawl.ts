@@ -55,19 +55,19 @@ export async function crawl (options: CrawlOptions): Promise<FetchReport> {
   // a report that could not be written would be lost after the whole run: refuse its path first
   if (opts.report !== null) checkReportPath(opts.report)
   // a bad line of the list stops the run before the store is opened
-  let listed: { file: string, cleanup: () => void } | null = null
+  let listed: { file: string, cleanup: () => void, count: number } | null = null
   if (opts.urlsFile !== null) {
     listed = await vetUrlsFile(opts.urlsFile)
     opts = { ...opts, urlsFile: listed.file }
   }
   try {
-    return await crawlWith(opts)
+    return await crawlWith(opts, opts.urls.length + (listed?.count ?? 0))
   } finally {
     listed?.cleanup()
   }
 }
 
-async function crawlWith (opts: ResolvedOptions): Promise<FetchReport> {
+async function crawlWith (opts: ResolvedOptions, seedsListed: number): Promise<FetchReport> {
   // resources and exchanges stream to NDJSON parts as they end; the builder keeps only counts
   const parts = openReportParts(opts.report)
   const builder = new ReportBuilder(parts, inlineResourceLimit())
@@ -77,7 +77,7 @@ async function crawlWith (opts: ResolvedOptions): Promise<FetchReport> {
   }
   let store: RunStore
   try {
-    store = openRunStore(opts)
+    store = openRunStore(opts, seedsListed)
   } catch (err) {
     parts.discard()
     throw err
@@ -101,16 +101,20 @@ async function crawlWith (opts: ResolvedOptions): Promise<FetchReport> {
 }
 
 /**
- * The run's store. A run that creates its store hands its writes to a writer thread
- * (store-thread.ts): every URL is new there, so no request waits on a write. A run over
- * a store that exists looks each URL up before asking it, a read that must see every
- * write before it, and a run under --plan keeps its plan in the same transactions: those
- * write on the event loop.
+ * The run's store. A run of WRITER_THREAD_SEEDS seeds or more that creates its store hands
+ * its writes to a writer thread (store-thread.ts): every URL is new there, so no request
+ * waits on a write. A run over a store that exists looks each URL up before asking it, a
+ * read that must see every write before it; a run under --plan keeps its plan in the same
+ * transactions; and a shorter list would not win back the thread's start (a V8 isolate
+ * loading the store's code, some 50 ms): those write on the event loop.
  */
-function openRunStore (opts: ResolvedOptions): RunStore {
-  if (!opts.plan && !existsSync(opts.store)) return StoreThread.open(opts.store)
+function openRunStore (opts: ResolvedOptions, seedsListed: number): RunStore {
+  if (!opts.plan && seedsListed >= WRITER_THREAD_SEEDS && !existsSync(opts.store)) return StoreThread.open(opts.store)
   return onEventLoop(Store.open(opts.store))
 }
+
+/** Seeds listed (duplicates counted) from which a run that creates its store writes it from a thread. */
+export const WRITER_THREAD_SEEDS = 1000
 
 /** The Store a --plan run keeps its plan in (a run under --plan writes on the event loop: openRunStore). */
 function planStoreOf (store: RunStore): Store {

@@ -27,10 +27,14 @@ export const MAX_URL_LINE = 64 * 1024
  * URLs are kept in a temporary file as they are checked, and the run reads that
  * (`cleanup` removes it). The list is never held in memory.
  */
-export async function vetUrlsFile (file: string, stdin: Readable = process.stdin): Promise<{ file: string, cleanup: () => void }> {
+export async function vetUrlsFile (file: string, stdin: Readable = process.stdin): Promise<{ file: string, cleanup: () => void, count: number }> {
+  let count = 0
   if (file !== '-') {
-    for await (const url of streamUrlsFile(file, stdin)) void url
-    return { file, cleanup: () => {} }
+    for await (const url of streamUrlsFile(file, stdin)) {
+      void url
+      count++
+    }
+    return { file, cleanup: () => {}, count }
   }
   const dir = mkdtempSync(join(tmpdir(), 'webkrab-urls-'))
   const cleanup = (): void => { rmSync(dir, { recursive: true, force: true }) }
@@ -42,12 +46,13 @@ export async function vetUrlsFile (file: string, stdin: Readable = process.stdin
   try {
     for await (const url of streamUrlsFile(file, stdin)) {
       if (failed !== null) throw failed
+      count++
       if (!out.write(`${url}\n`)) await Promise.race([once(out, 'drain'), once(out, 'close')])
     }
     out.end()
     await once(out, 'close')
     if (failed !== null) throw failed
-    return { file: kept, cleanup }
+    return { file: kept, cleanup, count }
   } catch (err) {
     // the file goes once the stream has let go of it: a stream still opening it would recreate it, or fail loudly
     out.destroy()

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crawl } from '../../crawler/index.js'
+import { WRITER_THREAD_SEEDS } from '../../crawler/run/crawl.js'
 import { startFixtureSite } from '../../fixture-site/index.js'
 import { runWebkrab } from '../hostile/webkrab-process.js'
 
@@ -136,6 +137,30 @@ t.test('a group commit the full disk rolls back: crawl() rejects with WEBKRAB_ER
   const fetched = new Set(site.journal.since(since).filter(e => e.status === 200).map(e => e.url))
   t.ok(fetched.size >= urls.length - kept, `the next run downloads what was not stored (${fetched.size} downloads)`)
   t.same(next.resources.filter(r => r.outcome === 'failed').map(r => r.url), [], 'and nothing fails')
+  t.equal(checkWhole(t, store), urls.length, 'every URL is stored whole')
+})
+
+t.test('a run that writes from its writer thread meets the full disk the same way: WEBKRAB_ERR_STORAGE, no report, no URL asked twice, every record whole, and the next run stores the rest', { skip: probe ?? false }, async t => {
+  const dir = t.testdir()
+  const { mnt, reason } = smallDisk(t)
+  if (reason !== null) throw new Error(reason)
+  const filler = fill(mnt, DISK, 3 * 1024 * 1024)
+  const store = join(mnt, 'store.sqlite')
+  const report = join(dir, 'report.json')
+  // a list long enough for the thread (crawl.ts WRITER_THREAD_SEEDS), of 8 kB bodies: 10 MB in all
+  const urls = Array.from({ length: WRITER_THREAD_SEEDS + 200 }, (_, i) => `${site.url}/bytes/8000?n=${i}`)
+  const since = site.journal.nextSeq
+  await t.rejects(crawl({ urls, store, report, concurrency: 8, perOriginConcurrency: 8 }), { code: 'WEBKRAB_ERR_STORAGE', message: /SQLITE_FULL/ })
+  t.notOk(existsSync(report), 'no report lists what was not stored')
+  const asked = site.journal.since(since).map(e => e.url)
+  t.same(asked.filter((u, i) => asked.indexOf(u) !== i), [], 'no URL was asked twice')
+  t.ok(asked.filter(u => !u.endsWith('/robots.txt')).length < urls.length, `the run stopped: ${asked.length} requests for ${urls.length} URLs`)
+  const kept = checkWhole(t, store)
+  t.ok(kept > 0 && kept < urls.length, `${kept} records stored whole, fewer than the URLs`)
+
+  rmSync(filler)
+  const next = await crawl({ urls, store, report })
+  t.same(next.resources.filter(r => r.outcome === 'failed').map(r => r.url), [], 'with room, the next run stores the rest')
   t.equal(checkWhole(t, store), urls.length, 'every URL is stored whole')
 })
 

@@ -20,11 +20,13 @@ const PAGES = 40_000
  * Peak resident set of the crawling process, at most (MiB): the bound the crawl keeps for
  * a million URLs. This list peaked at 352 MiB before the crawl bounded its heap's growth,
  * its idle connections and the store's remembered rows, and at 175 to 200 MiB after
- * (the higher beside another crawl on the same two cores).
+ * (the higher beside another crawl on the same two cores). The store's writer thread
+ * (crawler/store/store-thread.ts) adds a constant 25 to 40 MiB, its V8 isolate and its
+ * allocator's memory, whatever the number of URLs: 200 to 241 MiB with it.
  */
-const RSS_BOUND_MB = 250
+const RSS_BOUND_MB = 290
 
-t.test('a crawl of 40,000 URLs over 1,000 origins peaks under 250 MiB of RSS and asks every URL once', async t => {
+t.test('a crawl of 40,000 URLs over 1,000 origins peaks under 290 MiB of RSS and asks every URL once', async t => {
   const dir = t.testdir()
   const site = await serveOriginsSite(join(dir, 'site.yaml'), ORIGINS, 2048, 1_000)
   t.teardown(async () => { await site.close() })
