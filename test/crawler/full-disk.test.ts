@@ -75,6 +75,17 @@ function smallDisk (t: Test): { mnt: string, reason: string | null } {
   return { mnt, reason }
 }
 
+/**
+ * A small disk filled but for `freeBytes`, for one test: its folder, the filler file (remove
+ * it to make room), and where the test's store and report go (the store on the small disk).
+ */
+function fullDisk (t: Test, freeBytes: number): { dir: string, filler: string, store: string, report: string } {
+  const dir = t.testdir()
+  const { mnt, reason } = smallDisk(t)
+  if (reason !== null) throw new Error(reason)
+  return { dir, filler: fill(mnt, DISK, freeBytes), store: join(mnt, 'store.sqlite'), report: join(dir, 'report.json') }
+}
+
 const DISK = 32 * 1024 * 1024
 const probeDir = mkdtempSync(join(tmpdir(), 'webkrab-mount-probe-'))
 const probe = mountTmpfs(probeDir, '1m')
@@ -82,12 +93,7 @@ if (probe === null) unmount(probeDir)
 rmSync(probeDir, { recursive: true, force: true })
 
 t.test('a disk that fills while bodies stream stops the run with WEBKRAB_ERR_STORAGE, asks no URL again, reports nothing stored that is not, and the next run works', { skip: probe ?? false }, async t => {
-  const dir = t.testdir()
-  const { mnt, reason } = smallDisk(t)
-  if (reason !== null) throw new Error(reason)
-  const filler = fill(mnt, DISK, 2 * 1024 * 1024)
-  const store = join(mnt, 'store.sqlite')
-  const report = join(dir, 'report.json')
+  const { dir, filler, store, report } = fullDisk(t, 2 * 1024 * 1024)
   // 1.5 MB bodies: each streams through staged chunks (256 KiB) before its record is written,
   // and the second cannot be staged whole in what is left
   const urls = Array.from({ length: 6 }, (_, i) => `${site.url}/bytes/1500000?n=${i}`)
@@ -118,12 +124,7 @@ t.test('a disk that fills while bodies stream stops the run with WEBKRAB_ERR_STO
 })
 
 t.test('a group commit the full disk rolls back: crawl() rejects with WEBKRAB_ERR_STORAGE, writes no report, and the next run fetches what was rolled back', { skip: probe ?? false }, async t => {
-  const dir = t.testdir()
-  const { mnt, reason } = smallDisk(t)
-  if (reason !== null) throw new Error(reason)
-  const filler = fill(mnt, DISK, 3 * 1024 * 1024)
-  const store = join(mnt, 'store.sqlite')
-  const report = join(dir, 'report.json')
+  const { dir, filler, store, report } = fullDisk(t, 3 * 1024 * 1024)
   // 60 kB bodies: written whole by their record's transaction, 64 records to a commit
   const urls = Array.from({ length: 80 }, (_, i) => `${site.url}/bytes/60000?n=${i}`)
   await t.rejects(crawl({ urls, store, report }), { code: 'WEBKRAB_ERR_STORAGE', message: /SQLITE_FULL/ })
@@ -141,12 +142,7 @@ t.test('a group commit the full disk rolls back: crawl() rejects with WEBKRAB_ER
 })
 
 t.test('a run that writes from its writer thread meets the full disk the same way: WEBKRAB_ERR_STORAGE, no report, no URL asked twice, every record whole, and the next run stores the rest', { skip: probe ?? false }, async t => {
-  const dir = t.testdir()
-  const { mnt, reason } = smallDisk(t)
-  if (reason !== null) throw new Error(reason)
-  const filler = fill(mnt, DISK, 3 * 1024 * 1024)
-  const store = join(mnt, 'store.sqlite')
-  const report = join(dir, 'report.json')
+  const { dir, filler, store, report } = fullDisk(t, 3 * 1024 * 1024)
   // a list long enough for the thread (crawl.ts WRITER_THREAD_SEEDS), of 8 kB bodies: 10 MB in all
   const urls = Array.from({ length: WRITER_THREAD_SEEDS + 200 }, (_, i) => `${site.url}/bytes/8000?n=${i}`)
   const since = site.journal.nextSeq

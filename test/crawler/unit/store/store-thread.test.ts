@@ -4,40 +4,13 @@ import { Store } from '../../../../crawler/store/store.js'
 import { StoreThread } from '../../../../crawler/store/store-thread.js'
 import { BODY_CHUNK_BYTES } from '../../../../crawler/store/body-writer.js'
 import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
+import { recordWrite } from './record-write.js'
 import type { FrontierOptions } from '../../../../crawler/store/frontier.js'
 
 // The store kept by a writer thread: what the run hands over without waiting is written,
 // in order, as the Store on the event loop would write it.
 
-function write (url: string, over: Partial<RecordWrite> = {}): RecordWrite {
-  return {
-    url,
-    variantKey: '',
-    vary: null,
-    requestContext: {},
-    status: 200,
-    responseHeaders: { etag: '"a"' },
-    etag: '"a"',
-    lastModified: null,
-    responseDateMs: 1000,
-    collectedAtMs: 1000,
-    revalidatedAtMs: null,
-    digestStrict: 'sha256:aa',
-    digestSemantic: 'sha256:aa',
-    bodyBytes: 3,
-    wireBodyBytes: 3,
-    retained: 'body',
-    noStore: false,
-    quality: 'ok',
-    qualityEvidence: 'strong ETag "a"',
-    qualityNote: null,
-    etagChurning: false,
-    lastStatus: 200,
-    lastOutcome: 'new',
-    lastSeenMs: 1000,
-    ...over
-  }
-}
+const write = (url: string, over: Partial<RecordWrite> = {}): RecordWrite => recordWrite({ url, ...over })
 
 const options: FrontierOptions = { resumeKey: 'k', values: {} }
 const url = (i: number): string => `http://127.0.0.1:1/p${i}`

@@ -5,37 +5,10 @@ import { join } from 'node:path'
 import { Store, BODY_CHUNK_BYTES } from '../../../../crawler/store/store.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../../../crawler/store/store-migrations.js'
 import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
+import { recordWrite } from './record-write.js'
 import { RESOURCE_COLUMNS, toParams } from '../../../../crawler/store/store-rows.js'
 
-function write (over: Partial<RecordWrite> = {}): RecordWrite {
-  return {
-    url: 'http://127.0.0.1:1/page',
-    variantKey: '',
-    vary: null,
-    requestContext: {},
-    status: 200,
-    responseHeaders: { etag: '"a"' },
-    etag: '"a"',
-    lastModified: null,
-    responseDateMs: 1000,
-    collectedAtMs: 1000,
-    revalidatedAtMs: null,
-    digestStrict: 'sha256:aa',
-    digestSemantic: 'sha256:aa',
-    bodyBytes: 3,
-    wireBodyBytes: 3,
-    retained: 'body',
-    noStore: false,
-    quality: 'ok',
-    qualityEvidence: 'strong ETag "a"',
-    qualityNote: null,
-    etagChurning: false,
-    lastStatus: 200,
-    lastOutcome: 'new',
-    lastSeenMs: 1000,
-    ...over
-  }
-}
+const write = recordWrite
 
 t.test('a new store records its application id and schema version, and uses WAL', async t => {
   const path = join(t.testdir(), 'a.sqlite')
