@@ -17,14 +17,14 @@ export const SLOT = { replied: 0, done: 1 } as const
 export type ThreadBody =
   | { kind: 'keep' }
   | { kind: 'drop' }
-  /** A body written through `writer`, with what the run still held of it. */
-  | { kind: 'replace', writer: number, rest: Uint8Array | null }
+  /** A body written through `writer` (the run's staging key for it), with what the run still held of it. */
+  | { kind: 'replace', writer: string, rest: Uint8Array | null }
 
 export type StoreRequest = { wait: boolean } & (
   | { op: 'open', path: string }
   | { op: 'find', url: string, headers: Readonly<Record<string, string>> }
-  | { op: 'chunk', writer: number, data: Uint8Array }
-  | { op: 'discard', writer: number }
+  | { op: 'chunk', writer: string, data: Uint8Array }
+  | { op: 'discard', writer: string }
   | { op: 'save', write: RecordWrite, body: ThreadBody, observation: Observation | null, newId: number | null }
   | { op: 'noteAnswers', notes: Array<{ id: number, status: number | null, outcome: Outcome, atMs: number }> }
   | { op: 'originClocks' }

@@ -2,7 +2,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { errors } from '../../common/errors.js'
 import type { Outcome } from '../../reports/report-types.js'
 import type { RobotsRecord } from '../policy/robots-fetch.js'
-import { BODY_CHUNK_BYTES } from './body-writer.js'
+import { BodyWriter } from './body-writer.js'
 import type { FrontierAbandoned, FrontierOptions, FrontierResume, FrontierRow, FrontierState } from './frontier.js'
 import type { RunBodyAction, RunBodyWriter, RunFrontier, RunStore } from './run-store.js'
 import { ROWS_REMEMBERED, type StoredDeferral } from './store.js'
@@ -68,7 +68,6 @@ export class StoreThread implements RunStore {
   private nextId = 1
   /** URLs this run wrote, while every URL's rows are known. */
   private readonly written = new Set<string>()
-  private nextWriter = 1
   private filling: Filling | null = null
   /** Requests not yet sent (see post), with the buffers they hand over. */
   private outbox: StoreRequest[] = []
@@ -234,13 +233,17 @@ export class StoreThread implements RunStore {
 
   beginBody (): RunBodyWriter {
     this.throwFailure()
-    // a body too large to hold (BODY_CHUNK_BYTES and more) streams to the store as it
-    // arrives, and the run waits for each chunk's write: a full disk stops it at that chunk
-    return new ThreadBodyWriter(this.nextWriter++, (writer, data) => {
-      this.call({ op: 'chunk', writer, data, wait: true }, [data.buffer as ArrayBuffer])
+    // the run holds a body as on the event loop (body-writer.ts), keyed by its staging key; a
+    // body too large to hold (BODY_CHUNK_BYTES and more) streams to the store as it arrives,
+    // and the run waits for each chunk's write: a full disk stops it at that chunk
+    const body: BodyWriter = new BodyWriter((writer, _seq, data) => {
+      const own = ownCopy(data)
+      this.call({ op: 'chunk', writer, data: own, wait: true }, [own.buffer as ArrayBuffer])
     }, writer => {
-      if (this.failure === null && !this.closed) this.post({ op: 'discard', writer, wait: false })
+      // only chunks handed over have anything in the thread to drop
+      if (body.staged && this.failure === null && !this.closed) this.post({ op: 'discard', writer, wait: false })
     })
+    return body
   }
 
   save (write: RecordWrite, body: RunBodyAction, observation: Observation | null): StoredRecord {
@@ -249,13 +252,14 @@ export class StoreThread implements RunStore {
     let bytes = 0
     const transfer: ArrayBuffer[] = []
     if (body.kind === 'replace') {
-      if (!(body.body instanceof ThreadBodyWriter)) throw errors.WEBKRAB_ERR_INTERNAL('a body not begun by this store')
-      const rest = body.body.takeRest()
+      if (!(body.body instanceof BodyWriter)) throw errors.WEBKRAB_ERR_INTERNAL('a body not begun by this store')
+      const held = body.body.takeRest()
+      const rest = held === null ? null : ownCopy(held.data)
       if (rest !== null) {
         bytes = rest.byteLength
         transfer.push(rest.buffer as ArrayBuffer)
       }
-      threadBody = { kind: 'replace', writer: body.body.handle, rest }
+      threadBody = { kind: 'replace', writer: body.body.staging, rest }
     } else {
       threadBody = body
     }
@@ -428,6 +432,16 @@ export class StoreThread implements RunStore {
   }
 }
 
+/**
+ * Body bytes as a buffer of their own, to hand over to the thread: a chunk the run holds may be
+ * a view of a larger buffer (the socket's read), which must not go with it.
+ */
+function ownCopy (data: Uint8Array): Uint8Array {
+  const own = new Uint8Array(data.byteLength)
+  own.set(data)
+  return own
+}
+
 /** Writer threads whose run closed its store, waiting for the process's next run; at most IDLE_THREADS. */
 const idle: Worker[] = []
 const IDLE_THREADS = 2
@@ -463,54 +477,6 @@ function keepWriterThread (worker: Worker): void {
     idle.push(worker)
   } else if (!idle.includes(worker)) {
     void worker.terminate()
-  }
-}
-
-/** A body the run streams to the thread: held until BODY_CHUNK_BYTES, then handed over as one chunk; the rest goes with its record. */
-class ThreadBodyWriter implements RunBodyWriter {
-  private pending: Buffer[] = []
-  private pendingBytes = 0
-  private closed = false
-  private sentAny = false
-
-  constructor (readonly handle: number, private readonly send: (writer: number, data: Uint8Array) => void,
-    private readonly drop: (writer: number) => void) {}
-
-  write (chunk: Buffer): void {
-    if (this.closed) return
-    this.pending.push(chunk)
-    this.pendingBytes += chunk.length
-    if (this.pendingBytes >= BODY_CHUNK_BYTES) {
-      this.sentAny = true
-      this.send(this.handle, this.take())
-    }
-  }
-
-  /** What is still held, as one copy of its own (handed over whole, not shared with the socket's buffers). */
-  takeRest (): Uint8Array | null {
-    this.closed = true
-    if (this.pendingBytes === 0) return null
-    return this.take()
-  }
-
-  private take (): Uint8Array {
-    const data = new Uint8Array(this.pendingBytes)
-    let at = 0
-    for (const chunk of this.pending) {
-      data.set(chunk, at)
-      at += chunk.length
-    }
-    this.pending = []
-    this.pendingBytes = 0
-    return data
-  }
-
-  discard (): void {
-    if (this.closed && !this.sentAny) return
-    this.closed = true
-    this.pending = []
-    this.pendingBytes = 0
-    if (this.sentAny) this.drop(this.handle)
   }
 }
 

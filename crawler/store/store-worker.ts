@@ -25,7 +25,8 @@ class Session {
   private readonly slots: Int32Array
   private store: Store | null = null
   private frontier: Frontier | null = null
-  private readonly writers = new Map<number, BodyWriter>()
+  /** The bodies being written, by the run's staging key for each. */
+  private readonly writers = new Map<string, BodyWriter>()
   /** The first failure of a request nobody waited for: every later request throws it. */
   private failure: Error | null = null
   /** Batches of seeds sent while a fill runs, and the hand that passes them on. */
@@ -49,7 +50,7 @@ class Session {
     return this.store
   }
 
-  private writer (handle: number): BodyWriter {
+  private writer (handle: string): BodyWriter {
     let w = this.writers.get(handle)
     if (w === undefined) {
       w = this.opened().beginBody()

@@ -35,6 +35,16 @@ assertions:
   t.same(pidsMarked(RUN_MARK, RUN_ID), [], 'nothing this run started is still running')
 })
 
+/** Whether `holds()` comes true within `ms`, looked at every 50 ms (a process starting or ending on a loaded machine). */
+async function holdsWithin (holds: () => boolean, ms = 20_000): Promise<boolean> {
+  const until = Date.now() + ms
+  while (!holds()) {
+    if (Date.now() > until) return false
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  return true
+}
+
 t.test('a run killed outright is cleaned up after by the next: its marked processes ended, its temporary folders removed', { timeout: 30_000 }, async t => {
   const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid as number
   const mark = `killed-${process.pid}`
@@ -45,12 +55,12 @@ t.test('a run killed outright is cleaned up after by the next: its marked proces
   // what the killed run left running: a crawler's process in a session of its own, with the run's mark
   const left = spawn('setsid', ['sleep', '120'], { env: { ...process.env, [RUN_MARK]: mark }, detached: true, stdio: 'ignore' })
   left.unref()
-  await new Promise(resolve => setTimeout(resolve, 300))
-  t.ok(pidsMarked(RUN_MARK, mark).length > 0, 'the leftover runs')
+  // a loaded machine may take a while to start it: its process is looked for until it is there
+  t.ok(await holdsWithin(() => pidsMarked(RUN_MARK, mark).length > 0), 'the leftover runs')
   // the next run: any command of the harness registers it
   const next = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${fromRoot('dist/conformance/adapters/run-leftovers.js')}').then(m => m.registerRun())`], { encoding: 'utf8' })
   t.equal(next.status, 0, next.stderr)
-  await new Promise(resolve => setTimeout(resolve, 300))
+  await holdsWithin(() => pidsMarked(RUN_MARK, mark).length === 0)
   t.same(pidsMarked(RUN_MARK, mark), [], 'the leftover process was ended')
   t.notOk(existsSync(folder), 'the temporary folder was removed')
   t.notOk(existsSync(join(notes, `run-${dead}.txt`)), 'and the note')
