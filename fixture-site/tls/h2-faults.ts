@@ -21,16 +21,28 @@ const RESET_CODES: Record<Exclude<H2Fault, 'goaway'>, number> = {
 const kGoawayLast = Symbol('webkrab.goawayLast')
 
 /**
- * A stream above the last stream id a GOAWAY of this connection named: reset with
- * REFUSED_STREAM before the site sees it (the reply is hijacked, nothing is journalled),
- * since the server said it would not be processed (RFC 9113 section 8.7). Node.js's
- * HTTP/2 layer still hands over a stream that was on the wire as the frame went out.
+ * A stream the site must not see, refused before it does (the reply is hijacked,
+ * nothing is journalled): one above the last stream id a GOAWAY of this connection
+ * named, since the server said it would not be processed (RFC 9113 section 8.7).
+ * Two ways it comes:
+ *
+ * - Node.js's HTTP/2 layer refused it already, with REFUSED_STREAM, as its HEADERS
+ *   came after the GOAWAY went out, and still hands it over, closed and without its
+ *   session: the client was told it was not processed, and the site never had it.
+ * - It was on the wire as the frame went out, and is handed over open: it is reset
+ *   with REFUSED_STREAM here.
+ *
  * Returns whether the request was refused.
  */
 export function refusedAfterGoaway (request: FastifyRequest, reply: FastifyReply): boolean {
   const stream = h2Stream(request)
-  const last = (stream?.session as { [kGoawayLast]?: number } | undefined)?.[kGoawayLast]
-  if (stream === null || last === undefined || (stream.id ?? 0) <= last) return false
+  if (stream === null) return false
+  if (stream.destroyed && stream.session === undefined && stream.rstCode === constants.NGHTTP2_REFUSED_STREAM) {
+    reply.hijack()
+    return true
+  }
+  const last = (stream.session as { [kGoawayLast]?: number } | undefined)?.[kGoawayLast]
+  if (last === undefined || (stream.id ?? 0) <= last) return false
   reply.hijack()
   stream.close(constants.NGHTTP2_REFUSED_STREAM)
   return true

@@ -251,6 +251,59 @@ t.test('over HTTP/2 the journal counts the streams a client opened on its connec
   t.equal(last?.h2StreamsOpened, undefined)
 })
 
+/** One HTTP/2 frame: a 9-byte header (RFC 9113 section 4.1) and its payload. */
+function h2Frame (type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(9)
+  head.writeUIntBE(payload.length, 0, 3)
+  head[3] = type
+  head[4] = flags
+  head.writeUInt32BE(stream, 5)
+  return Buffer.concat([head, payload])
+}
+
+/** A GET's HEADERS frame, its fields in HPACK without Huffman coding: :method and :scheme from the static table, :authority and :path as literals of indexed names. */
+function h2GetFrame (stream: number, authority: string, path: string): Buffer {
+  const literal = (index: number, value: string): Buffer => Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value, 'latin1')])
+  const block = Buffer.concat([Buffer.from([0x82, 0x87]), literal(0x01, authority), literal(0x04, path)])
+  return h2Frame(0x1, 0x1 | 0x4, stream, block) // END_STREAM | END_HEADERS
+}
+
+t.test('over HTTP/2 a stream opened after the GOAWAY went out is not processed, and the journal does not have it', async t => {
+  const site = await startFixtureSite({ tls: true, origins: [{ name: 'main', routes: [{ path: '/slow', renderMs: 300 }, { path: '/drain', sequence: [{ status: 200, h2: 'goaway' }] }, { path: '/late' }] }] })
+  t.teardown(async () => { await site.close() })
+  const ca = readFileSync(site.ca ?? '', 'utf8')
+  const url = new URL(site.url)
+  // the frames by hand: Node.js's own client opens no stream after a GOAWAY, a client on the wire may
+  const socket = connect({ host: url.hostname, port: Number(url.port), ca, ALPNProtocols: ['h2'] })
+  t.teardown(() => { socket.destroy() })
+  await new Promise<void>((resolve, reject) => { socket.once('secureConnect', resolve); socket.once('error', reject) })
+  const seen: Array<{ type: number, flags: number, stream: number, payload: Buffer }> = []
+  let waiting: { test: () => boolean, resolve: () => void } | null = null
+  let buffered = Buffer.alloc(0)
+  socket.on('data', (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk])
+    while (buffered.length >= 9 && buffered.length >= 9 + buffered.readUIntBE(0, 3)) {
+      const length = buffered.readUIntBE(0, 3)
+      const frame = { type: buffered[3], flags: buffered[4], stream: buffered.readUInt32BE(5) & 0x7fffffff, payload: buffered.subarray(9, 9 + length) }
+      buffered = buffered.subarray(9 + length)
+      if (frame.type === 0x4 && (frame.flags & 0x1) === 0) socket.write(h2Frame(0x4, 0x1, 0)) // the server's SETTINGS, acknowledged
+      seen.push(frame)
+    }
+    if (waiting?.test() === true) waiting.resolve()
+  })
+  const until = async (test: () => boolean): Promise<void> => { if (!test()) await new Promise<void>(resolve => { waiting = { test, resolve } }) }
+  const ended = (stream: number) => () => seen.some(f => f.stream === stream && f.type === 0x0 && (f.flags & 0x1) === 1)
+  // /slow keeps the connection busy while /drain is answered with GOAWAY naming stream 3
+  socket.write(Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), h2Frame(0x4, 0, 0), h2GetFrame(1, url.host, '/slow'), h2GetFrame(3, url.host, '/drain')]))
+  await until(() => seen.some(f => f.type === 0x7))
+  t.equal(seen.find(f => f.type === 0x7)?.payload.readUInt32BE(0), 3, 'GOAWAY names stream 3, /drain, as the last processed')
+  socket.write(h2GetFrame(5, url.host, '/late'))
+  await until(ended(1))
+  t.ok(ended(3)(), '/drain was answered')
+  t.notOk(seen.some(f => f.stream === 5 && f.type !== 0x3), 'stream 5 has no answer')
+  t.same(site.journal.since(0).map(e => e.path).sort(), ['/drain', '/slow'], 'and the journal has /slow and /drain, not the stream the site never had')
+})
+
 t.test('over HTTP/2 one stream is answered 429 with Retry-After while another on the same connection is answered 200', async t => {
   const http2 = await import('node:http2')
   const site = await tlsSite(t)

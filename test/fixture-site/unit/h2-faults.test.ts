@@ -34,3 +34,14 @@ t.test('a stream above the GOAWAY\'s last stream id is refused unprocessed; one 
   const other = h2Request(7, { state: { lastProcStreamID: 9 }, goaway: () => {} })
   t.equal(refusedAfterGoaway(other.request, other.reply), false, 'a connection that sent no GOAWAY refuses nothing')
 })
+
+t.test('a stream Node.js hands over after its HTTP/2 layer refused it (closed as the GOAWAY went out) is refused: the site never had it', async t => {
+  const stream = { id: 5, session: undefined, destroyed: true, rstCode: constants.NGHTTP2_REFUSED_STREAM, close: () => { t.fail('a closed stream is not closed again') } }
+  let hijacked = false
+  const reply = { hijack: () => { hijacked = true } } as unknown as FastifyReply
+  t.equal(refusedAfterGoaway({ raw: { httpVersionMajor: 2, stream } } as unknown as FastifyRequest, reply), true)
+  t.ok(hijacked, 'nothing answers it, and the journal does not record it')
+  const cancelled = { ...stream, rstCode: constants.NGHTTP2_CANCEL }
+  t.equal(refusedAfterGoaway({ raw: { httpVersionMajor: 2, stream: cancelled } } as unknown as FastifyRequest, { hijack: () => {} } as unknown as FastifyReply), false, 'one the client cancelled itself reached the server: the journal has it, cut')
+})
+
