@@ -9,6 +9,13 @@ export class Fifo<T> {
     else this.items.unshift(item)
   }
 
+  /** Puts an item at an index from the head: 0 is unshift; one past the last, push. O(n) past the head. */
+  insert (index: number, item: T): void {
+    if (index <= 0) this.unshift(item)
+    else if (index >= this.length) this.push(item)
+    else this.items.splice(this.head + index, 0, item)
+  }
+
   shift (): T | undefined {
     if (this.head >= this.items.length) return undefined
     const item = this.items[this.head]

@@ -100,7 +100,11 @@ export interface PacerResult<J> {
 export interface AddOptions {
   /** The job may not start before this time (a retry's `atMs`). */
   notBefore?: number
-  /** Queue it first rather than last: a job that gave its turn to another request (robots.txt) keeps its place. */
+  /**
+   * Queue it first rather than last: a job that gave its turn to another request (robots.txt)
+   * keeps its place. Jobs put first one after another, before the origin's next start, keep
+   * the order they were put in: those that waited for one robots.txt go in the order they came.
+   */
   front?: boolean
 }
 
@@ -118,6 +122,8 @@ interface OriginState<J> {
   stopped: string | null
   /** The origin's own least gap between starts (a robots.txt Crawl-delay); the larger of it and the run's applies. */
   politenessMs: number
+  /** Jobs put at the front of the queue since its head last started: the next goes after them. */
+  frontRun: number
 }
 
 type Phase = 'idle' | 'running' | 'draining' | 'done'
@@ -223,7 +229,7 @@ export class Pacer<J> {
       const at = state.delayed.findIndex(d => d.notBefore > notBefore)
       state.delayed.splice(at === -1 ? state.delayed.length : at, 0, { job, notBefore })
     } else if (options.front === true) {
-      state.queue.unshift(job)
+      state.queue.insert(state.frontRun++, job)
     } else {
       state.queue.push(job)
     }
@@ -363,7 +369,7 @@ export class Pacer<J> {
   private stateOf (origin: string): OriginState<J> {
     let state = this.origins.get(origin)
     if (state === undefined) {
-      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null, politenessMs: 0 }
+      state = { origin, queue: new Fifo(), delayed: [], active: 0, limit: this.perOrigin, lastStartMs: Number.NEGATIVE_INFINITY, deferral: null, stopped: null, politenessMs: 0, frontRun: 0 }
       this.origins.set(origin, state)
     }
     return state
@@ -389,13 +395,14 @@ export class Pacer<J> {
         // with every slot taken, only a finishing job can start another: no need to look further
         if (this.phase !== 'running' || this.running.size >= this.concurrency) break
         while (state.delayed.length > 0 && state.delayed[0].notBefore + this.marginMs <= now) {
-          // a retry that is due goes ahead of fresh work: it finishes a resource sooner
-          state.queue.unshift((state.delayed.shift() as Timed<J>).job)
+          // a retry that is due goes ahead of fresh work, those due first first: it finishes a resource sooner
+          state.queue.insert(state.frontRun++, (state.delayed.shift() as Timed<J>).job)
         }
         const at = this.readyAt(state)
         if (at > now) { next = Math.min(next, at); continue }
         if (state.active >= state.limit || this.running.size >= this.concurrency) continue
         const job = state.queue.shift() as J
+        state.frontRun = 0
         if (this.beforeStart !== undefined) {
           const refusal = this.beforeStart(job, state.origin)
           if (refusal !== null) {
@@ -463,6 +470,7 @@ export class Pacer<J> {
 
   private takeQueued (state: OriginState<J>): J[] {
     const jobs = [...state.queue.drain(), ...state.delayed.map(d => d.job)]
+    state.frontRun = 0
     state.delayed = []
     this.rotation.delete(state.origin)
     return jobs

@@ -115,6 +115,27 @@ t.test('the politeness delay counts from a job\'s request when it goes out after
   for (let i = 1; i < sent.length; i++) t.ok(sent[i][1] - sent[i - 1][1] >= 250, `request ${i + 1} went out ${sent[i][1] - sent[i - 1][1]} ms after the one before`)
 })
 
+t.test('jobs put at the front one after another keep the order they were put in, ahead of the rest; after a start the next goes first again', async t => {
+  // the crawl's tasks that each waited for one robots.txt read go back at the front together
+  const h = harness({ perOriginConcurrency: 1 }, (job, _ctx, pacer) => {
+    if (job.id === 'w1') pacer.add('a', { id: 'late', ms: 10 }, { front: true })
+  })
+  h.pacer.add('a', { id: 'fresh', ms: 10 })
+  for (const id of ['w1', 'w2', 'w3']) h.pacer.add('a', { id, ms: 10 }, { front: true })
+  await h.pacer.run(h.worker)
+  t.same(h.starts.map(s => s.id), ['w1', 'late', 'w2', 'w3', 'fresh'])
+})
+
+t.test('retries that fall due together go ahead of fresh work, the one due first first', async t => {
+  const h = harness({ perOriginConcurrency: 1 })
+  h.pacer.add('a', { id: 'busy', ms: 100 })
+  h.pacer.add('a', { id: 'fresh', ms: 10 })
+  h.pacer.add('a', { id: 'retry-20', ms: 10 }, { notBefore: 20 })
+  h.pacer.add('a', { id: 'retry-10', ms: 10 }, { notBefore: 10 })
+  await h.pacer.run(h.worker)
+  t.same(h.starts.map(s => s.id), ['busy', 'retry-10', 'retry-20', 'fresh'])
+})
+
 t.test('a deferred origin holds its queued jobs until the time, while another origin flows', async t => {
   const h = harness({ concurrency: 4 })
   for (let i = 0; i < 3; i++) h.pacer.add('a', { id: `a${i}`, ms: 10 })
