@@ -15,7 +15,8 @@ export class BodyWriter {
   private seq = 0
   private closed = false
 
-  constructor (private readonly insert: (staging: string, seq: number, data: Buffer) => void,
+  /** `fresh` (to insert and takeRest): the buffer was made here, joining chunks, and nothing else holds it. */
+  constructor (private readonly insert: (staging: string, seq: number, data: Buffer, fresh: boolean) => void,
     private readonly discardStaged: (staging: string) => void) {}
 
   write (chunk: Buffer): void {
@@ -28,7 +29,8 @@ export class BodyWriter {
   /** Writes what is still held in memory (called by the store before it adopts the chunks). */
   flush (): void {
     if (this.pendingBytes === 0 && this.pending.length === 0) return
-    this.insert(this.staging, this.seq++, this.take())
+    const fresh = this.pending.length > 1
+    this.insert(this.staging, this.seq++, this.take(), fresh)
   }
 
   /** Whether any chunk went to the staging rows yet (a small body never does before its record is written). */
@@ -37,9 +39,10 @@ export class BodyWriter {
   }
 
   /** Hands over what is held in memory, as one chunk, and the number it goes in as. */
-  takeRest (): { seq: number, data: Buffer } | null {
+  takeRest (): { seq: number, data: Buffer, fresh: boolean } | null {
     if (this.pendingBytes === 0 && this.pending.length === 0) return null
-    return { seq: this.seq++, data: this.take() }
+    const fresh = this.pending.length > 1
+    return { seq: this.seq++, data: this.take(), fresh }
   }
 
   private take (): Buffer {

@@ -116,12 +116,31 @@ export function toParams (w: RecordWrite): unknown[] {
   ]
 }
 
-/** The `observations` columns an observation sets, in the order observationParams gives their values. */
+/**
+ * A record write as the store binds it: the `resources` row's values (toParams) with the
+ * three its bookkeeping reads (the URL, the variant key, the Vary names as written, '' for
+ * none). Plain values only, so it crosses to the store's writer thread as a short message:
+ * a RecordWrite's thirty named fields and nested objects cost several times as much to
+ * send and to take in as the row they become.
+ */
+export interface EncodedWrite {
+  url: string
+  variantKey: string
+  vary: string
+  row: unknown[]
+}
+
+export function encodeWrite (w: RecordWrite): EncodedWrite {
+  const row = toParams(w)
+  return { url: w.url, variantKey: w.variantKey, vary: (row[2] as string | null) ?? '', row }
+}
+
+/** The `observations` columns an observation sets: its resource's id, then the values observationValues gives, in order. */
 export const OBSERVATION_COLUMNS = ['resource_id', 'at_ms', 'status', 'outcome', 'changed', 'digest_strict', 'digest_semantic', 'etag', 'last_modified'] as const
 
-export function observationParams (resourceId: number, o: Observation): unknown[] {
+/** An observation's values after its resource id, in OBSERVATION_COLUMNS order. */
+export function observationValues (o: Observation): unknown[] {
   return [
-    resourceId,
     Math.round(o.atMs),
     o.status,
     o.outcome,

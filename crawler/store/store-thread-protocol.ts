@@ -3,7 +3,7 @@ import type { Outcome } from '../../reports/report-types.js'
 import type { RobotsRecord } from '../policy/robots-fetch.js'
 import type { FrontierAbandoned, FrontierOptions, FrontierResume, FrontierState } from './frontier.js'
 import type { StoredDeferral } from './store.js'
-import type { Observation, RecordWrite } from './stored-record.js'
+import type { EncodedWrite } from './store-rows.js'
 
 /**
  * What the run (store-thread.ts) and the store's writer thread (store-worker.ts) say to
@@ -25,7 +25,8 @@ export type StoreRequest = { wait: boolean } & (
   | { op: 'find', url: string, headers: Readonly<Record<string, string>> }
   | { op: 'chunk', writer: string, data: Uint8Array }
   | { op: 'discard', writer: string }
-  | { op: 'save', write: RecordWrite, body: ThreadBody, observation: Observation | null, newId: number | null }
+  /** A record write encoded as its rows take it (store-rows.ts); the reply is the record's id. */
+  | { op: 'save', write: EncodedWrite, body: ThreadBody, observation: unknown[] | null, newId: number | null }
   | { op: 'noteAnswers', notes: Array<{ id: number, status: number | null, outcome: Outcome, atMs: number }> }
   | { op: 'originClocks' }
   | { op: 'saveOriginClocks', clocks: Array<[string, { offsetMs: number, observedLocalMs: number }]> }

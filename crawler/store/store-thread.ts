@@ -7,6 +7,7 @@ import type { FrontierAbandoned, FrontierOptions, FrontierResume, FrontierRow, F
 import type { RunBodyAction, RunBodyWriter, RunFrontier, RunStore } from './run-store.js'
 import { ROWS_REMEMBERED, type StoredDeferral } from './store.js'
 import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
+import { encodeWrite, observationValues } from './store-rows.js'
 import { errorFromThread, SLOT, threadError, type StoreReply, type StoreRequest, type ThreadBody, type ThreadEvent } from './store-thread-protocol.js'
 
 /**
@@ -236,8 +237,8 @@ export class StoreThread implements RunStore {
     // the run holds a body as on the event loop (body-writer.ts), keyed by its staging key; a
     // body too large to hold (BODY_CHUNK_BYTES and more) streams to the store as it arrives,
     // and the run waits for each chunk's write: a full disk stops it at that chunk
-    const body: BodyWriter = new BodyWriter((writer, _seq, data) => {
-      const own = ownCopy(data)
+    const body: BodyWriter = new BodyWriter((writer, _seq, data, fresh) => {
+      const own = ownCopy(data, fresh)
       this.call({ op: 'chunk', writer, data: own, wait: true }, [own.buffer as ArrayBuffer])
     }, writer => {
       // only chunks handed over have anything in the thread to drop
@@ -254,7 +255,7 @@ export class StoreThread implements RunStore {
     if (body.kind === 'replace') {
       if (!(body.body instanceof BodyWriter)) throw errors.WEBKRAB_ERR_INTERNAL('a body not begun by this store')
       const held = body.body.takeRest()
-      const rest = held === null ? null : ownCopy(held.data)
+      const rest = held === null ? null : ownCopy(held.data, held.fresh)
       if (rest !== null) {
         bytes = rest.byteLength
         transfer.push(rest.buffer as ArrayBuffer)
@@ -263,20 +264,22 @@ export class StoreThread implements RunStore {
     } else {
       threadBody = body
     }
+    const encoded = encodeWrite(write)
+    const observed = observation === null ? null : observationValues(observation)
     if (this.allRowsKnown && !this.written.has(write.url)) {
       if (this.written.size < ROWS_REMEMBERED) {
         const id = this.nextId++
         this.written.add(write.url)
-        this.post({ op: 'save', write, body: threadBody, observation, newId: id, wait: false }, bytes, transfer)
+        this.post({ op: 'save', write: encoded, body: threadBody, observation: observed, newId: id, wait: false }, bytes, transfer)
         return { ...write, id }
       }
       // past what the run can remember, a URL missing from `written` may have been written: look
       this.allRowsKnown = false
       this.written.clear()
     }
-    const saved = this.call<StoredRecord>({ op: 'save', write, body: threadBody, observation, newId: null, wait: true })
-    this.nextId = Math.max(this.nextId, saved.id + 1)
-    return saved
+    const id = this.call<number>({ op: 'save', write: encoded, body: threadBody, observation: observed, newId: null, wait: true }, transfer)
+    this.nextId = Math.max(this.nextId, id + 1)
+    return { ...write, id }
   }
 
   noteAnswers (notes: Array<{ id: number, status: number | null, outcome: Outcome, atMs: number }>): void {
@@ -434,9 +437,12 @@ export class StoreThread implements RunStore {
 
 /**
  * Body bytes as a buffer of their own, to hand over to the thread: a chunk the run holds may be
- * a view of a larger buffer (the socket's read), which must not go with it.
+ * a view of a larger buffer (the socket's read), which must not go with it. A buffer the body's
+ * writer made by joining chunks (`fresh`) goes as it is when it fills its memory alone: Buffer.concat
+ * takes a small one from Node.js's shared pool, which must not go either.
  */
-function ownCopy (data: Uint8Array): Uint8Array {
+function ownCopy (data: Uint8Array, fresh: boolean): Uint8Array {
+  if (fresh && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data
   const own = new Uint8Array(data.byteLength)
   own.set(data)
   return own

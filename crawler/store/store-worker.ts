@@ -110,7 +110,7 @@ class Session {
         } else {
           body = req.body
         }
-        return this.opened().save(req.write, body, req.observation, req.newId)
+        return this.opened().saveEncoded(req.write, body, req.observation, req.newId)
       }
       case 'noteAnswers': this.opened().noteAnswers(req.notes); return null
       case 'originClocks': return this.opened().originClocks()

@@ -3,7 +3,7 @@ import { errors, isWebkrabError } from '../../common/errors.js'
 import type { Outcome } from '../../reports/report-types.js'
 import { BodyWriter } from './body-writer.js'
 import { formatVary, variantKey } from '../policy/vary.js'
-import { fromRow, OBSERVATION_COLUMNS, observationFromRow, observationParams, RESOURCE_COLUMNS, toParams, type ResourceRow } from './store-rows.js'
+import { encodeWrite, type EncodedWrite, fromRow, OBSERVATION_COLUMNS, observationFromRow, observationValues, RESOURCE_COLUMNS, type ResourceRow } from './store-rows.js'
 import { openStoreFile } from './store-open.js'
 import { isStorageFailure, storageError } from './store-failure.js'
 import type { StoreLock } from './store-lock.js'
@@ -103,8 +103,8 @@ export class Store {
    * (one per record copied every page it touched into a statement journal): a record
    * cut short is never committed, since its whole group is rolled back (save(), fail()).
    */
-  private writeRecord (write: RecordWrite, body: BodyAction, observation: Observation | null, newId: number | null): number {
-    const vary = formatVary(write.vary) ?? ''
+  private writeRecord (write: EncodedWrite, body: BodyAction, observation: unknown[] | null, newId: number | null): number {
+    const vary = write.vary
     const known = this.knownRows(write.url)
     // the deletes run only when the rows last seen for this URL say they would find something
     if (known === undefined || known.some(r => r.vary !== vary)) this.stmts.deleteOtherVary.run(write.url, vary)
@@ -114,10 +114,10 @@ export class Store {
     // conflict clause and RETURNING of the upsert cost a few microseconds a record
     if (newId !== null && known?.length !== 0) throw errors.WEBKRAB_ERR_INTERNAL(`a new record's id was given for ${write.url}, which may have rows`)
     const id = newId !== null
-      ? (this.stmts.insertWithId.run([newId, ...toParams(write)]), newId)
+      ? (this.stmts.insertWithId.run([newId, ...write.row]), newId)
       : known?.length === 0
-        ? Number(this.stmts.insert.run(toParams(write)).lastInsertRowid)
-        : (this.stmts.upsert.get(toParams(write)) as { id: number }).id
+        ? Number(this.stmts.insert.run(write.row).lastInsertRowid)
+        : (this.stmts.upsert.get(write.row) as { id: number }).id
     if (body.kind === 'replace') {
       if (mayHoldBody) this.stmts.deleteBody.run(id)
       // chunks written while the body streamed become the record's; the rest (all of a
@@ -128,7 +128,7 @@ export class Store {
     } else if (body.kind === 'drop') {
       if (mayHoldBody) this.stmts.deleteBody.run(id)
     }
-    if (observation !== null) this.stmts.insertObservation.run(observationParams(id, observation))
+    if (observation !== null) this.stmts.insertObservation.run([id, ...observation])
     // a URL not looked up may hold other variants of this Vary: its rows stay unknown
     if (known !== undefined) {
       const kept = known.filter(r => r.vary === vary && r.variantKey !== write.variantKey)
@@ -382,6 +382,15 @@ export class Store {
    * server changed what it varies on, variants keyed the old way are removed.
    */
   save (write: RecordWrite, body: BodyAction, observation: Observation | null, newId: number | null = null): StoredRecord {
+    const id = this.saveEncoded(encodeWrite(write), body, observation === null ? null : observationValues(observation), newId)
+    return { ...write, id }
+  }
+
+  /**
+   * save() of a write already encoded (store-rows.ts encodeWrite, observationValues), as
+   * the run hands it to the store's writer thread. Returns the record's id.
+   */
+  saveEncoded (write: EncodedWrite, body: BodyAction, observation: unknown[] | null, newId: number | null = null): number {
     const id = this.write('writing a record', () => {
       if (!this.db.inTransaction) this.db.exec('BEGIN')
       this.midRecord = true
@@ -408,7 +417,7 @@ export class Store {
       }, BATCH_DELAY_MS)
       this.batchTimer.unref()
     }
-    return { ...write, id }
+    return id
   }
 
   /** Commits the writes grouped so far (also done by close()). */
