@@ -34,6 +34,21 @@ t.test('a disallowed URL is never requested, and its report entry names the rule
   t.equal(validateReport(report), null, 'the report passes its schema')
 })
 
+t.test('the pages whose turn came while robots.txt was read are asked after it in the order listed', async t => {
+  const bench = await openBench(t)
+  // robots.txt takes 300 ms, through a redirect to a slow answer: every page's turn comes while it is read
+  await setRobots(bench, { redirect: { hops: 1, to: '/slow/headers?ms=300' } })
+  const pages = ['/validators/strong', '/validators/weak', '/validators/etag-only', '/validators/lm-only']
+  // the politeness delay spaces the starts, so the order the site sees is the order they went
+  const { journal, robots } = await bench.crawl(pages, { concurrency: 4, perOriginConcurrency: 4, politenessDelayMs: 30 })
+  t.equal(robots.length, 1)
+  const read = journal.find(e => e.path === '/slow/headers')
+  t.ok(read !== undefined, 'robots.txt was read through its redirect')
+  const asked = journal.filter(e => e.path !== '/slow/headers').sort((a, b) => (a.arrivedOrder ?? 0) - (b.arrivedOrder ?? 0))
+  t.ok(asked.every(e => e.arrivedMs >= (read?.completedMs ?? Infinity)), 'every page after the read')
+  t.same(asked.map(e => e.path), pages)
+})
+
 t.test('two runs a site-day apart read robots.txt once each, and the second obeys the file as it is then', async t => {
   const bench = await openBench(t)
   await setRobots(bench, { body: 'User-agent: *\nDisallow: /validators/weak\n' })
