@@ -77,7 +77,7 @@ async function crawlWith (opts: ResolvedOptions, seedsListed: number): Promise<F
   }
   let store: RunStore
   try {
-    store = openRunStore(opts, seedsListed)
+    store = await openRunStore(opts, seedsListed)
   } catch (err) {
     parts.discard()
     throw err
@@ -108,8 +108,8 @@ async function crawlWith (opts: ResolvedOptions, seedsListed: number): Promise<F
  * transactions; and a shorter list would not win back the thread's start (a V8 isolate
  * loading the store's code, some 50 ms): those write on the event loop.
  */
-function openRunStore (opts: ResolvedOptions, seedsListed: number): RunStore {
-  if (!opts.plan && seedsListed >= WRITER_THREAD_SEEDS && !existsSync(opts.store)) return StoreThread.open(opts.store)
+async function openRunStore (opts: ResolvedOptions, seedsListed: number): Promise<RunStore> {
+  if (!opts.plan && seedsListed >= WRITER_THREAD_SEEDS && !existsSync(opts.store)) return await StoreThread.open(opts.store)
   return onEventLoop(Store.open(opts.store))
 }
 

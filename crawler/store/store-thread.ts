@@ -47,6 +47,11 @@ const SEED_BATCH = 2048
 /** How long the thread may carry out nothing while the run waits for it, before the run gives up on it. */
 const STALL_MS = 120_000
 
+/** Atomics.waitAsync (ES2024; Node.js has it), which TypeScript's ES2023 library does not declare. */
+interface AtomicsWaitAsync {
+  waitAsync: (view: Int32Array, index: number, value: number) => { async: false, value: 'not-equal' | 'timed-out' } | { async: true, value: Promise<'ok' | 'timed-out'> }
+}
+
 interface Filling {
   onSeed: ((url: string) => void) | undefined
   /** Batches of seeds sent and not yet taken in. */
@@ -85,19 +90,23 @@ export class StoreThread implements RunStore {
     events.unref()
   }
 
-  /** Opens (or creates) the store at `path` in a writer thread: checked, locked and migrated there, as Store.open does. */
-  static open (path: string): StoreThread {
+  /**
+   * Opens (or creates) the store at `path` in a writer thread: checked, locked and migrated
+   * there, as Store.open does. The run waits for the open without blocking its event loop:
+   * a thread that dies as it starts (its 'error' or 'exit') fails the open at once, with
+   * what it said, rather than after STALL_MS of a wait nothing would end.
+   */
+  static async open (path: string, worker: Worker = writerThread()): Promise<StoreThread> {
     const shared = new SharedArrayBuffer(8)
     const requests = new MessageChannel()
     const replies = new MessageChannel()
     const events = new MessageChannel()
     const ahead = new MessageChannel()
-    const worker = writerThread()
     worker.postMessage({ requests: requests.port2, replies: replies.port2, events: events.port2, ahead: ahead.port2, shared },
       [requests.port2, replies.port2, events.port2, ahead.port2])
     const thread = new StoreThread(path, worker, requests.port1, replies.port1, events.port1, ahead.port1, shared)
     try {
-      const known = thread.call<{ allRowsKnown: boolean, nextId: number }>({ op: 'open', path, wait: true })
+      const known = await thread.firstCall<{ allRowsKnown: boolean, nextId: number }>({ op: 'open', path, wait: true })
       thread.allRowsKnown = known.allRowsKnown
       thread.nextId = known.nextId
     } catch (err) {
@@ -106,6 +115,36 @@ export class StoreThread implements RunStore {
       throw err
     }
     return thread
+  }
+
+  /** The first request to a thread that may still be starting: waited for on the event loop, beside the thread's own death. */
+  private async firstCall<T> (req: StoreRequest): Promise<T> {
+    Atomics.store(this.slots, SLOT.replied, 0)
+    this.requests.postMessage([req])
+    this.sent++
+    const worker = this.worker
+    let timer: NodeJS.Timeout | undefined
+    let onError: ((err: Error) => void) | undefined
+    let onExit: ((code: number) => void) | undefined
+    const replied = (Atomics as unknown as AtomicsWaitAsync).waitAsync(this.slots, SLOT.replied, 0)
+    try {
+      await Promise.race([
+        replied.async ? replied.value : Promise.resolve(),
+        new Promise<never>((_resolve, reject) => {
+          onError = err => { reject(errors.WEBKRAB_ERR_INTERNAL(`the store's writer thread failed as it started (${this.path}): ${err.message}`)) }
+          onExit = code => { reject(errors.WEBKRAB_ERR_INTERNAL(`the store's writer thread ended as it started, with code ${code} (${this.path})`)) }
+          worker.once('error', onError)
+          worker.once('exit', onExit)
+          // a timer of the event loop's own: the thread's port and the wait do not keep the process up
+          timer = setTimeout(() => { reject(errors.WEBKRAB_ERR_INTERNAL(`the store's writer thread did not answer for ${STALL_MS / 1000} s as it started (${this.path})`)) }, STALL_MS)
+        })
+      ])
+    } finally {
+      clearTimeout(timer)
+      if (onError !== undefined) worker.off('error', onError)
+      if (onExit !== undefined) worker.off('exit', onExit)
+    }
+    return this.reply<T>()
   }
 
   private hear (event: ThreadEvent): void {
@@ -166,6 +205,11 @@ export class StoreThread implements RunStore {
     this.requests.postMessage([req], transfer)
     this.sent++
     this.waitFor(() => Atomics.load(this.slots, SLOT.replied) === 1, SLOT.replied)
+    return this.reply<T>()
+  }
+
+  /** The reply the thread said is ready (SLOT.replied), taken off its port. */
+  private reply<T> (): T {
     Atomics.store(this.slots, SLOT.replied, 0)
     const got = receiveMessageOnPort(this.replies)
     if (got === undefined) throw errors.WEBKRAB_ERR_INTERNAL(`the store's writer thread said it replied, and no reply came (${this.path})`)

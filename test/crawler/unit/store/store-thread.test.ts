@@ -1,5 +1,7 @@
 import t from 'tap'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { Store } from '../../../../crawler/store/store.js'
 import { StoreThread } from '../../../../crawler/store/store-thread.js'
 import { BODY_CHUNK_BYTES } from '../../../../crawler/store/body-writer.js'
@@ -17,7 +19,7 @@ const url = (i: number): string => `http://127.0.0.1:1/p${i}`
 
 t.test('records, bodies and frontier marks handed over without waiting are in the store after close, with the ids the run was given', async t => {
   const path = join(t.testdir(), 'thread.sqlite')
-  const thread = StoreThread.open(path)
+  const thread = await StoreThread.open(path)
   const seen: string[] = []
   const frontier = await thread.fillFrontier(Array.from({ length: 300 }, (_, i) => url(i)).concat([url(0)]), options, false, u => { seen.push(u) })
   t.equal(frontier.seedCount, 300, 'a seed listed twice is one row')
@@ -56,7 +58,7 @@ t.test('records, bodies and frontier marks handed over without waiting are in th
 
 t.test('a look-up sees every write handed over before it, committed or not; a URL written twice keeps its one record', async t => {
   const path = join(t.testdir(), 'order.sqlite')
-  const thread = StoreThread.open(path)
+  const thread = await StoreThread.open(path)
   t.teardown(() => { thread.close() })
   const first = thread.save(write(url(1)), { kind: 'drop' }, null)
   t.equal(thread.find(url(1), {})?.id, first.id, 'found before any commit')
@@ -70,7 +72,7 @@ t.test('a look-up sees every write handed over before it, committed or not; a UR
 
 t.test('the frontier read ahead gives the rows the store holds, forward, after a stop within them, and going back', async t => {
   const path = join(t.testdir(), 'ahead.sqlite')
-  const thread = StoreThread.open(path)
+  const thread = await StoreThread.open(path)
   t.teardown(() => { thread.close() })
   const n = 3000
   const frontier = await thread.fillFrontier(Array.from({ length: n }, (_, i) => url(i)), options, false)
@@ -98,7 +100,7 @@ t.test('the frontier read ahead gives the rows the store holds, forward, after a
 
 t.test('a write handed over that fails is thrown by the next call, and by close', async t => {
   const path = join(t.testdir(), 'fails.sqlite')
-  const thread = StoreThread.open(path)
+  const thread = await StoreThread.open(path)
   // a record SQLite refuses (its status is NOT NULL): the run does not wait for it
   thread.save(write(url(1), { status: null as unknown as number }), { kind: 'drop' }, null)
   t.throws(() => { thread.find(url(1), {}) }, /NOT NULL/, 'the next call throws what the write met')
@@ -111,11 +113,27 @@ t.test('a write handed over that fails is thrown by the next call, and by close'
 
 t.test('a store that already has records is looked up and written with waits; the thread serves run after run', async t => {
   const path = join(t.testdir(), 'again.sqlite')
-  const first = StoreThread.open(path)
+  const first = await StoreThread.open(path)
   const saved = first.save(write(url(1)), { kind: 'drop' }, null)
   first.close()
-  const second = StoreThread.open(path)
+  const second = await StoreThread.open(path)
   t.teardown(() => { second.close() })
   t.equal(second.find(url(1), {})?.id, saved.id, 'the next run finds what the run before wrote')
   t.equal(second.save(write(url(2)), { kind: 'drop' }, null).id, saved.id + 1, 'and a new record takes the next id')
+})
+
+t.test('a writer thread that dies as it starts fails the open at once with what it said, and the run\'s event loop goes on meanwhile', async t => {
+  const dir = t.testdir()
+  const started = performance.now()
+  let ticks = 0
+  const ticking = setInterval(() => { ticks++ }, 5)
+  t.teardown(() => { clearInterval(ticking) })
+  // a real thread that ends before it reads the run's ports: as one that could not load the store's code
+  await t.rejects(StoreThread.open(join(dir, 'exits.sqlite'), new Worker('setTimeout(() => process.exit(3), 50)', { eval: true })),
+    { code: 'WEBKRAB_ERR_INTERNAL', message: /writer thread ended as it started, with code 3 \(.*exits\.sqlite\)/ })
+  t.ok(ticks > 0, 'the event loop ran while the open waited (it is not blocked on the thread)')
+  await t.rejects(StoreThread.open(join(dir, 'throws.sqlite'), new Worker('throw new Error("no store code here")', { eval: true })),
+    { code: 'WEBKRAB_ERR_INTERNAL', message: /writer thread failed as it started \(.*throws\.sqlite\): no store code here/ })
+  t.ok(performance.now() - started < 60_000, 'both failed long before the stall limit (120 s)')
+  t.notOk(existsSync(join(dir, 'exits.sqlite')), 'and no store was made')
 })
