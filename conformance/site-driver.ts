@@ -4,7 +4,7 @@
  * into plain `Seen` records that the grader works on.
  */
 import { randomBytes } from 'node:crypto'
-import { Worker } from 'node:worker_threads'
+import { fileThread } from '../common/file-thread.js'
 import { acquireLateness } from '../fixture-site/journal/loop-lateness.js'
 import { loadSiteFile, originsOf, parseSiteYaml, startFixtureSite, type JournalEntry, type SiteDefinition } from '../fixture-site/index.js'
 
@@ -229,7 +229,7 @@ const hosts = new Set<SiteHost>()
 /** A site thread with no site open, started if none is free; a thread that dies fails every call in flight and is dropped. */
 function siteHost (): SiteHost {
   for (const h of hosts) if (!h.busy()) return h
-  const worker = new Worker(new URL('./site-host.js', import.meta.url))
+  const worker = fileThread(new URL('./site-host.js', import.meta.url))
   worker.unref()
   const pending = new Map<number, { resolve: (v: unknown) => void, reject: (e: Error) => void }>()
   let nextCall = 1

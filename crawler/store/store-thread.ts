@@ -1,5 +1,6 @@
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads'
 import { errors } from '../../common/errors.js'
+import { fileThread } from '../../common/file-thread.js'
 import type { Outcome } from '../../reports/report-types.js'
 import type { RobotsRecord } from '../policy/robots-fetch.js'
 import { BodyWriter } from './body-writer.js'
@@ -508,27 +509,12 @@ function writerThread (): Worker {
   if (kept !== undefined) return kept
   // a small young generation: the thread's allocations are short-lived (each request's), and
   // a large one only holds garbage in the process's resident set
-  const worker = new Worker(new URL('./store-worker.js', import.meta.url), { execArgv: threadExecArgv(process.execArgv), resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } })
+  const worker = fileThread(new URL('./store-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } })
   worker.unref()
   // a thread that failed outside any request is no longer handed out; its run's requests fail for want of answers
   worker.on('error', () => { forget(worker) })
   worker.on('exit', () => { forget(worker) })
   return worker
-}
-
-/**
- * The process's Node.js options for the writer thread, but `--input-type`: it says how to read
- * a program given as a string (`node --input-type=module -e …`, or on stdin), and Node.js
- * refuses to start a thread that runs a file under it, so a program run that way could
- * not open a store in a thread.
- */
-export function threadExecArgv (execArgv: readonly string[]): string[] {
-  const out: string[] = []
-  for (let i = 0; i < execArgv.length; i++) {
-    if (execArgv[i] === '--input-type') i++
-    else if (!execArgv[i].startsWith('--input-type=')) out.push(execArgv[i])
-  }
-  return out
 }
 
 function forget (worker: Worker): void {

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net'
-import { Worker } from 'node:worker_threads'
+import { fileThread } from '../../common/file-thread.js'
 
 /**
  * A port where a TCP connect never completes: the misbehaviour behind an origin
@@ -21,7 +21,7 @@ const QUEUE_FILLERS = 2
 
 export async function listenWithoutAccepting (host: string, port: number): Promise<HangingListener> {
   const wake = new SharedArrayBuffer(4)
-  const worker = new Worker(new URL('./hanging-listener-worker.js', import.meta.url), { workerData: { host, port, wake } })
+  const worker = fileThread(new URL('./hanging-listener-worker.js', import.meta.url), { workerData: { host, port, wake } })
   const fillers: Socket[] = []
   const close = async (): Promise<void> => {
     for (const s of fillers) s.destroy()

@@ -1,12 +1,9 @@
 import t from 'tap'
-import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
-import { fromRoot } from '../../../../common/paths.js'
 import { Store } from '../../../../crawler/store/store.js'
-import { StoreThread, threadExecArgv } from '../../../../crawler/store/store-thread.js'
+import { StoreThread } from '../../../../crawler/store/store-thread.js'
 import { BODY_CHUNK_BYTES } from '../../../../crawler/store/body-writer.js'
 import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
 import { recordWrite } from './record-write.js'
@@ -139,20 +136,4 @@ t.test('a writer thread that dies as it starts fails the open at once with what 
     { code: 'WEBKRAB_ERR_INTERNAL', message: /writer thread failed as it started \(.*throws\.sqlite\): no store code here/ })
   t.ok(performance.now() - started < 60_000, 'both failed long before the stall limit (120 s)')
   t.notOk(existsSync(join(dir, 'exits.sqlite')), 'and no store was made')
-})
-
-t.test('the writer thread takes the process\'s Node.js options but --input-type, which Node.js refuses for a thread that runs a file', async t => {
-  t.same(threadExecArgv(['--input-type=module', '-e', 'code', '--enable-source-maps']), ['-e', 'code', '--enable-source-maps'])
-  t.same(threadExecArgv(['--input-type', 'commonjs', '--conditions=x']), ['--conditions=x'], 'the option\'s value given apart goes with it')
-  t.same(threadExecArgv(['--max-old-space-size=512']), ['--max-old-space-size=512'], 'every other option stays')
-  // a program given as a string under --input-type=module, as `node --input-type=module -e` runs one
-  const dir = t.testdir()
-  const program = `import { StoreThread } from ${JSON.stringify(pathToFileURL(fromRoot('dist', 'crawler', 'store', 'store-thread.js')).href)}
-const thread = await StoreThread.open(${JSON.stringify(join(dir, 'eval.sqlite'))})
-thread.close()
-console.log('opened in a thread')`
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 60_000 })
-  t.equal(r.status, 0, r.stderr.trim())
-  t.equal(r.stdout.trim(), 'opened in a thread')
-  t.ok(existsSync(join(dir, 'eval.sqlite')), 'and the store is made')
 })
