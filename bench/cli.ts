@@ -5,7 +5,7 @@ import { parseSchedulerOptions, schedulerBenchOptions, type BenchFlag } from './
 import { bandwidthBenchOptions } from './bandwidth.js'
 import { stepProgress, withClockProgress, withRequestProgress } from './bench-progress.js'
 import { writeBenchResults } from './write-results.js'
-import { CRAWLER_BENCH_PAGES } from './crawler-types.js'
+import { CRAWLER_BENCH_PAGES, WARM_PAGES } from './crawler-types.js'
 
 /**
  * Prints a benchmark's result: one JSON object with --json, else its short
@@ -147,14 +147,14 @@ export function registerBench (program: Command): void {
     .option('--page-bytes <n>', 'body size of each page in bytes', '20000')
     .option('--concurrency <n>', 'requests at once, for both sides', '8')
     .option('--rounds <n>', 'measured rounds per side', '3')
-    .option('--warmup <n>', 'unmeasured rounds per side first (0 for none)', '1')
+    .option('--warmup <n>', `unmeasured rounds per side first (0 for none; default: enough for ${WARM_PAGES} pages a side, at least one)`)
     .option('--retain <what>', 'what the crawler keeps: body, headers or none', 'body')
     .option('--json', 'print one JSON object with every figure')
     .option('--out <dir>', 'also write the results there: bench-crawler.json and a chart page bench-crawler.html')
     .option('--scale', 'how cost grows instead: crawl 10k, 100k and 1M URLs of 2 KB pages from --urls-file, each in a process of its own (pages/s, CPU per page, peak RSS, store and report sizes)')
     .option('--steps <n,...>', 'with --scale: the list lengths (default 10000,100000,1000000)')
     .option('--origins <n>', 'with --scale: spread the URLs over this many loopback origins, URL i on origin i mod N (a site file served by webkrab serve --site)', '1')
-    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup: string, retain: string, json?: boolean, out?: string, scale?: boolean, steps?: string, origins: string }) => {
+    .action(async (opts: { pages: string, pageBytes: string, concurrency: string, rounds: string, warmup?: string, retain: string, json?: boolean, out?: string, scale?: boolean, steps?: string, origins: string }) => {
       if (!['body', 'headers', 'none'].includes(opts.retain)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--retain ${JSON.stringify(opts.retain)}: body, headers or none`)
       if (opts.scale !== true && opts.origins !== '1') throw errors.WEBKRAB_ERR_BAD_FLAG('--origins goes with --scale')
       if (opts.scale === true) {
@@ -174,7 +174,7 @@ export function registerBench (program: Command): void {
         pageBytes: whole(opts.pageBytes, '--page-bytes', 0),
         concurrency: whole(opts.concurrency, '--concurrency'),
         rounds: whole(opts.rounds, '--rounds'),
-        warmup: whole(opts.warmup, '--warmup', 0),
+        warmup: opts.warmup === undefined ? undefined : whole(opts.warmup, '--warmup', 0),
         retain: opts.retain as 'body' | 'headers' | 'none'
       }
       // a step per run, drawn between runs: nothing listens to the requests being timed

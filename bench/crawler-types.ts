@@ -9,6 +9,9 @@
  */
 export const CRAWLER_BENCH_PAGES = 2000
 
+/** Pages each side of `bench crawler` fetches in warm-up rounds before the measured ones, unless told how many rounds. */
+export const WARM_PAGES = 8000
+
 export interface CrawlerSideFigures {
   pagesPerSecond: number
   elapsedMs: number
@@ -69,6 +72,8 @@ export interface CrawlerBenchResult {
   cpuOfHistory: number
   /** Each measured round's ratios, in the order they ran. */
   roundRatios: { crawlerOfFloor: number[], cpuOfFloor: number[], crawlerOfHistory: number[], cpuOfHistory: number[] }
+  /** The first warm-up round's ratios to the history floor (the crawler's code still compiling), not counted; null without warm-up. */
+  cold: { crawlerOfHistory: number, cpuOfHistory: number } | null
   /** At least this share of the history floor's pages per second. */
   target: number
   /** At most this multiple of the history floor's CPU per page. */

@@ -13,6 +13,15 @@ const REMEMBERED = 4096
 
 const origins = new Map<string, string>()
 
+/**
+ * The origins of the URLs asked about lately, by the URL itself: V8 keeps a string's hash
+ * with the string, so asking again about the same URL hashes nothing, where the prefix sliced
+ * off it is a new string to hash each time. Bounded in entries and in the length of a URL kept.
+ */
+const byUrl = new Map<string, string>()
+const URLS_REMEMBERED = 1024
+const LONGEST_URL_REMEMBERED = 2048
+
 /** The end of the authority that starts at `from`: the first `/`, `?`, `#` or `\` (a path separator in http and https). */
 function authorityEnd (url: string, from: number): number {
   for (let i = from; i < url.length; i++) {
@@ -24,6 +33,17 @@ function authorityEnd (url: string, from: number): number {
 
 /** `new URL(url).origin`, with the same result and the same TypeError for text that is not a URL. */
 export function originOf (url: string): string {
+  const known = byUrl.get(url)
+  if (known !== undefined) return known
+  const origin = originOfPrefix(url)
+  if (url.length <= LONGEST_URL_REMEMBERED) {
+    if (byUrl.size >= URLS_REMEMBERED) byUrl.clear()
+    byUrl.set(url, origin)
+  }
+  return origin
+}
+
+function originOfPrefix (url: string): string {
   const scheme = url.indexOf('://')
   if (scheme <= 0) return new URL(url).origin
   const prefix = url.slice(0, authorityEnd(url, scheme + 3))

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events'
 import { Agent, buildConnector, errors as undiciErrors, type Dispatcher } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Socket } from 'node:net'
@@ -75,6 +76,37 @@ export interface FetchResult {
   budget: BudgetCut | null
   error: WebkrabError | null
   timings: { startedAtMs: number, connect: number, wait: number, receive: number, total: number }
+}
+
+/**
+ * A run's AbortSignal as each of its requests hands it to undici. undici takes an
+ * EventEmitter for a request's signal as well as an AbortSignal (Dispatcher.request's
+ * `signal` option: it reads `aborted` and `reason`, and listens with `once('abort')` and
+ * `removeListener`); adding and removing a listener on an AbortSignal for every request
+ * costs several times as much. So each signal has one relay, which listens to it once and
+ * tells every request listening to the relay when it aborts, in the same tick.
+ */
+class AbortRelay extends EventEmitter {
+  constructor (private readonly source: AbortSignal) {
+    super()
+    // every request in flight listens: no leak warning past ten
+    this.setMaxListeners(0)
+    source.addEventListener('abort', () => { this.emit('abort') }, { once: true })
+  }
+
+  get aborted (): boolean { return this.source.aborted }
+  get reason (): unknown { return this.source.reason }
+}
+
+const relays = new WeakMap<AbortSignal, AbortRelay>()
+
+function relayOf (signal: AbortSignal): AbortRelay {
+  let relay = relays.get(signal)
+  if (relay === undefined) {
+    relay = new AbortRelay(signal)
+    relays.set(signal, relay)
+  }
+  return relay
 }
 
 /** The longest a connection waits idle for the origin's next request. */
@@ -200,7 +232,7 @@ export class Fetcher {
    * an error thrown by the caller's own hooks (the sink: a store on a full disk) is
    * rethrown as it was, since no retry of the request could mend it.
    */
-  async fetch (url: string, headers: Record<string, string>, hooks: FetchHooks, signal?: AbortSignal): Promise<FetchResult> {
+  async fetch (url: string, headers: Readonly<Record<string, string>>, hooks: FetchHooks, signal?: AbortSignal): Promise<FetchResult> {
     const startedAtMs = Date.now()
     const t0 = performance.now()
     let tStart = t0
@@ -242,7 +274,7 @@ export class Fetcher {
         path: `${target.pathname}${target.search}`,
         method: 'GET',
         headers,
-        signal,
+        signal: signal === undefined ? undefined : relayOf(signal),
         meter
       } as Dispatcher.RequestOptions)
       if (tHead === t0) tHead = performance.now()

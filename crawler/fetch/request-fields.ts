@@ -58,11 +58,24 @@ const UNDICI_REFUSES = new Set(['transfer-encoding', 'keep-alive', 'upgrade', 'e
 const SENDABLE_PATH = /^[\u0021-\u00ff]*$/
 
 /**
+ * Field maps found sound that cannot change (frozen, values held, not computed): the run's
+ * own fields, sent with every request that adds none, are checked once, not once per request.
+ */
+const soundFields = new WeakSet<object>()
+
+/**
  * Why this request cannot be handed to undici, or null when it can: the target's
  * path, then each field (name, value, and the fields undici manages itself).
  */
 export function requestProblem (path: string, headers: Readonly<Record<string, string>>): string | null {
   if (!SENDABLE_PATH.test(path)) return `the request target ${quote(path)} holds a character a request line cannot carry`
+  if (soundFields.has(headers)) return null
+  const problem = fieldsProblem(headers)
+  if (problem === null && Object.isFrozen(headers) && Object.values(Object.getOwnPropertyDescriptors(headers)).every(d => 'value' in d)) soundFields.add(headers)
+  return problem
+}
+
+function fieldsProblem (headers: Readonly<Record<string, string>>): string | null {
   for (const name of Object.keys(headers)) {
     const value = headers[name]
     const nameProblem = fieldNameProblem(name)

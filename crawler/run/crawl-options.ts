@@ -95,7 +95,7 @@ export interface ResolvedOptions {
   /** Request-context headers, lower-case names. */
   headers: Record<string, string>
   /** Every header a request carries before conditionals (defaults + context). */
-  requestHeaders: Record<string, string>
+  requestHeaders: Readonly<Record<string, string>>
   revalidateAlways: boolean
   retain: Retain
   change: ChangeMode
@@ -297,12 +297,13 @@ export function resolveCrawlOptions (o: CrawlOptions): ResolvedOptions {
   if (!['honour', 'ignore'].includes(crawlDelay)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--crawl-delay must be honour or ignore, not ${JSON.stringify(crawlDelay)}`)
   const maxCrawlDelayMs = Math.min(amount('max-crawl-delay', o.maxCrawlDelayMs) ?? DEFAULT_MAX_CRAWL_DELAY_MS, MAX_TIMER_MS)
   const userAgent = agent ?? (Object.hasOwn(headers, 'user-agent') ? headers['user-agent'] : DEFAULT_USER_AGENT)
-  const requestHeaders: Record<string, string> = {
+  // frozen: every request of the run that drops none of them goes out with this very map, checked once (request-fields.ts)
+  const requestHeaders: Readonly<Record<string, string>> = Object.freeze({
     accept: '*/*',
     'accept-encoding': DEFAULT_ACCEPT_ENCODING,
     ...headers,
     'user-agent': userAgent
-  }
+  })
   const http2 = o.http2 ?? 'off'
   if (!['on', 'off'].includes(http2)) throw errors.WEBKRAB_ERR_BAD_FLAG(`--http2 must be on or off, not ${JSON.stringify(http2)}`)
   const caFile = typeof o.caFile === 'string' && o.caFile !== '' ? o.caFile : null

@@ -380,7 +380,9 @@ class CrawlRun {
     }
   }
 
-  private requestHeaders (task: ResourceTask): Record<string, string> {
+  /** The fields a task's request carries: the run's own (frozen, shared), less those a redirect to another origin dropped. */
+  private requestHeaders (task: ResourceTask): Readonly<Record<string, string>> {
+    if (task.dropHeaders.length === 0) return this.opts.requestHeaders
     const headers = { ...this.opts.requestHeaders }
     for (const name of task.dropHeaders) delete headers[name]
     return headers

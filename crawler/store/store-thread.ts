@@ -488,7 +488,8 @@ export class StoreThread implements RunStore {
  */
 function ownCopy (data: Uint8Array, fresh: boolean): Uint8Array {
   if (fresh && data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data
-  const own = new Uint8Array(data.byteLength)
+  // a memory of its own, not Node.js's shared pool, and not zeroed first: every byte is copied over
+  const own = Buffer.allocUnsafeSlow(data.byteLength)
   own.set(data)
   return own
 }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
+import { getEventListeners } from 'node:events'
 import { connect, createServer, type Socket } from 'node:net'
 import { Fetcher, type FetchHooks } from '../../crawler/fetch/fetch.js'
 import { startFixtureSite, type RunningSite } from '../../fixture-site/index.js'
@@ -210,4 +211,28 @@ t.test('a 304 carrying the 200\'s Content-Length is complete at its header block
   t.equal(r.error, null)
   t.equal(r.complete, true)
   t.equal(r.bodyBytes, 0)
+})
+
+t.test('a run\'s signal ends every request in flight when it aborts, heard through one listener however many requests share it', async t => {
+  const f = fetcher(t, 10_000, 4)
+  const controller = new AbortController()
+  let heads = 0
+  let allHeads: () => void = () => {}
+  const headsIn = new Promise<void>(resolve => { allHeads = resolve })
+  const slow = (): FetchHooks => ({ ...hooks(), onHead: () => { if (++heads === 3) allHeads(); return () => {} } })
+  const started = performance.now()
+  const fetches = [1, 2, 3].map(async i => await f.fetch(`${site.url}/slow/body?bytes=20000&bps=2000&n=${i}`, HEADERS, slow(), controller.signal))
+  await headsIn
+  t.equal(getEventListeners(controller.signal, 'abort').length, 1, 'three requests in flight, one listener on the signal')
+  controller.abort(new Error('the run is over'))
+  const results = await Promise.all(fetches)
+  t.ok(performance.now() - started < 5000, 'the bodies, ten seconds long each, ended when the signal aborted')
+  for (const r of results) {
+    t.equal(r.status, 200)
+    t.equal(r.complete, false, 'each body was cut')
+    t.not(r.error, null, 'and says it failed')
+  }
+  const after = await f.fetch(`${site.url}/bytes/10`, HEADERS, hooks(), controller.signal)
+  t.equal(after.status, null, 'a request under a signal already aborted is not sent')
+  t.not(after.error, null)
 })

@@ -88,6 +88,7 @@ const crawler: CrawlerBenchResult = viaJson({
   crawlerOfHistory: 0.7762,
   cpuOfHistory: 1.7835,
   roundRatios: { crawlerOfFloor: [0.7336, 0.71, 0.75], cpuOfFloor: [2.2032, 2.1, 2.3], crawlerOfHistory: [0.7762, 0.75, 0.79], cpuOfHistory: [1.7835, 1.7, 1.85] },
+  cold: { crawlerOfHistory: 0.61, cpuOfHistory: 2.2 },
   target: 0.8,
   cpuTarget: 1.5,
   pass: false

@@ -6,7 +6,7 @@ import { emptyWayFigures, type WayFigures } from '../../../bench/bandwidth/bandw
 import { formatSchedulerTable } from '../../../bench/sim/scheduler-table.js'
 import type { SchedulerBenchResult } from '../../../bench/scheduler.js'
 import type { ServerBenchResult } from '../../../bench/server.js'
-import type { CrawlerBenchResult } from '../../../bench/crawler.js'
+import { defaultWarmup, type CrawlerBenchResult } from '../../../bench/crawler.js'
 import type { PolicyName } from '../../../bench/sim/run-s1.js'
 
 function way (total: number, over: Partial<WayFigures> = {}): WayFigures {
@@ -105,4 +105,12 @@ t.test('the soak headline counts the answered requests and names the checks that
   t.equal(soakHeadline(soak), 'Under 200 connections for 30 s the site answered 90000 requests in full (3000/s); all 2 checks passed.')
   soak.checks[1].pass = false
   t.match(soakHeadline(soak), '1 of 2 checks FAILED: journal counts.')
+})
+
+t.test('the crawler benchmark warms up for 8,000 pages a side unless told: at least one round, at most a hundred', async t => {
+  t.equal(defaultWarmup(2000), 4, 'the default 2,000 pages: four rounds')
+  t.equal(defaultWarmup(3000), 3, 'rounded up')
+  t.equal(defaultWarmup(8000), 1)
+  t.equal(defaultWarmup(100_000), 1, 'a round longer than the warm-up still warms once')
+  t.equal(defaultWarmup(6), 100, 'tiny rounds stop at a hundred')
 })
