@@ -15,7 +15,11 @@ export interface ServeProcess {
  * printed `count` origin lines (`origin NAME URL`).
  */
 export async function serveProcess (args: string[], count: number): Promise<ServeProcess> {
-  const child: ChildProcess = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: '' } })
+  // a channel to the child, which ends the site when this process ends, even one that crashes
+  // before it could close it: no site is left listening for nobody
+  const child: ChildProcess = spawn(process.execPath, [fromRoot('dist/bin/webkrab.js'), 'serve', ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, NODE_OPTIONS: '' } })
+  // the channel alone never keeps this process up
+  child.channel?.unref()
   const close = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise(resolve => child.once('exit', resolve))

@@ -94,10 +94,17 @@ export function registerServe (program: Command): void {
         const stop = (): void => {
           process.off('SIGINT', stop)
           process.off('SIGTERM', stop)
+          process.off('disconnect', stop)
           resolve()
         }
         process.on('SIGINT', stop)
         process.on('SIGTERM', stop)
+        // started by a program with a channel to it (a benchmark's site): it ends when that
+        // program does, however it ended, rather than listen on for nobody
+        if (process.channel !== undefined) {
+          process.on('disconnect', stop)
+          process.channel.unref()
+        }
       })
       await running.close()
     })
