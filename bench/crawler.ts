@@ -210,6 +210,7 @@ export function formatCrawlerBench (r: CrawlerBenchResult): string {
     row('store floor', r.storeFloor),
     row('history floor', r.historyFloor),
     `  crawler / history floor: pages/s ${r.crawlerOfHistory.toFixed(2)} (target >= ${r.target}), CPU per page ${r.cpuOfHistory.toFixed(2)}x (target <= ${r.cpuTarget}): ${r.pass ? 'pass' : 'below target'}`,
+    `    each round, in the order run: pages/s ${r.roundRatios.crawlerOfHistory.map(x => x.toFixed(2)).join(', ')}; CPU per page ${r.roundRatios.cpuOfHistory.map(x => `${x.toFixed(2)}x`).join(', ')}`,
     `  crawler / store floor: pages/s ${r.crawlerOfFloor.toFixed(2)}, CPU per page ${r.cpuOfFloor.toFixed(2)}x (the store floor writes no history: an observation, the frontier mark and a report entry per page are the history floor's)`,
     `  store floor ${r.floorRatio.toFixed(2)} of the bare loop (each page digested and stored in SQLite, nothing else); the crawler ${r.ratio.toFixed(2)} of the bare loop`,
     ...(r.cold === null ? [] : [`  first warm-up round, not counted (the crawler's code still compiling): crawler / history floor pages/s ${r.cold.crawlerOfHistory.toFixed(2)}, CPU per page ${r.cold.cpuOfHistory.toFixed(2)}x`]),

@@ -6,7 +6,7 @@ import { emptyWayFigures, type WayFigures } from '../../../bench/bandwidth/bandw
 import { formatSchedulerTable } from '../../../bench/sim/scheduler-table.js'
 import type { SchedulerBenchResult } from '../../../bench/scheduler.js'
 import type { ServerBenchResult } from '../../../bench/server.js'
-import { defaultWarmup, type CrawlerBenchResult } from '../../../bench/crawler.js'
+import { defaultWarmup, formatCrawlerBench, type CrawlerBenchResult } from '../../../bench/crawler.js'
 import type { PolicyName } from '../../../bench/sim/run-s1.js'
 
 function way (total: number, over: Partial<WayFigures> = {}): WayFigures {
@@ -94,10 +94,14 @@ t.test('the server and crawler headlines state the ratio to their baseline and w
   t.equal(serverHeadline(server), 'The fixture site (journal on) served 91% of the requests per second of a bare fastify route sending the same bytes (17416 against 19100 req/s, median of 5 rounds); the target is 85%: met.')
   t.match(serverHeadline({ ...server, ratio: 0.7, pass: false }), 'served 70% of the requests per second', 'a slower run says so')
   t.match(serverHeadline({ ...server, ratio: 0.7, pass: false }), ': MISSED.')
-  const side = (pps: number) => ({ pagesPerSecond: pps, elapsedMs: 1, cpuMicrosPerPage: 1, peakRssBytes: 1, failures: 0 })
+  const side = (pps: number) => ({ pagesPerSecond: pps, elapsedMs: 1, cpuMicrosPerPage: 1, peakRssBytes: 1, meanInFlight: 7, failures: 0 })
   const crawler = { pages: 500, rounds: 5, ratio: 0.62, floorRatio: 0.8, crawlerOfFloor: 0.6, cpuOfFloor: 1.9, crawlerOfHistory: 0.775, cpuOfHistory: 1.4, target: 0.8, cpuTarget: 1.5, pass: false, crawler: { ...side(620), cpuMicrosPerPage: 210 }, bareUndici: side(1000), storeFloor: { ...side(1033), cpuMicrosPerPage: 110 }, historyFloor: { ...side(800), cpuMicrosPerPage: 150 } } as unknown as CrawlerBenchResult
   t.equal(crawlerHeadline(crawler), 'The reference crawler fetched 78% as many pages per second as its history floor over the same 500 URLs (620 against 800 pages/s) at 1.40 times its CPU per page (210 against 150 µs), median of 5 rounds; the targets are 80% and 1.5 times: missed.')
   t.match(crawlerHeadline({ ...crawler, crawlerOfHistory: 0.9, pass: true }), ': met.', 'a run within both targets says so')
+  const table = formatCrawlerBench({ ...crawler, pageBytes: 20000, concurrency: 8, warmup: 4, retain: 'body', roundRatios: { crawlerOfFloor: [0.6, 0.6], cpuOfFloor: [1.9, 1.9], crawlerOfHistory: [0.66, 0.79, 0.78], cpuOfHistory: [2.07, 1.48, 1.4] }, cold: { crawlerOfHistory: 0.41, cpuOfHistory: 3.58 } })
+  t.match(table, 'each round, in the order run: pages/s 0.66, 0.79, 0.78; CPU per page 2.07x, 1.48x, 1.40x', 'the table shows how far the rounds spread, not only their median')
+  t.match(table, 'first warm-up round, not counted (the crawler\'s code still compiling): crawler / history floor pages/s 0.41, CPU per page 3.58x')
+  t.match(table, 'after 4 warm-up (2000 pages a side)')
 })
 
 t.test('the soak headline counts the answered requests and names the checks that failed', async t => {
