@@ -27,10 +27,10 @@ const METADATA = new Set(['date', 'cache-control', 'expires', 'pragma', 'age', '
 /** The response header fields kept for `retain` (the body is a separate matter). */
 export function headersToKeep (retain: Retain, headers: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
     if (NEVER_KEPT.has(name)) continue
     if (retain === 'none' && !METADATA.has(name)) continue
-    out[name] = value
+    out[name] = headers[name]
   }
   return out
 }

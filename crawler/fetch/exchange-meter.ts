@@ -108,9 +108,15 @@ export class MeteredDispatcher extends Dispatcher {
  */
 export function headerBlockBytes (statusCode: number, statusMessage: string, headers: IncomingHttpHeaders): number {
   let bytes = `HTTP/1.1 ${statusCode} ${statusMessage}\r\n`.length + 2
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name]
     if (value === undefined) continue
-    for (const v of Array.isArray(value) ? value : [value]) bytes += Buffer.byteLength(name, 'latin1') + 2 + Buffer.byteLength(v, 'latin1') + 2
+    // the parser reads a header block as latin1: a character a byte
+    if (Array.isArray(value)) {
+      for (const v of value) bytes += name.length + 2 + v.length + 2
+    } else {
+      bytes += name.length + 2 + value.length + 2
+    }
   }
   return bytes
 }

@@ -140,9 +140,11 @@ function callHook<A extends unknown[], R> (hook: (...args: A) => R, ...args: A):
 /** Joins a header's values (RFC 9110 section 5.3); Set-Cookie lines stay apart, one per line. */
 export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name]
     if (value === undefined) continue
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(name.toLowerCase() === 'set-cookie' ? '\n' : ', ') : value
+    const lower = name.toLowerCase()
+    out[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : value
   }
   return out
 }

@@ -22,19 +22,27 @@ type CommentSyntax = { open: string, close: string } | null
  * stylesheets and scripts lose block comments and whitespace, other text loses
  * whitespace, and anything else (images, archives) is compared byte for byte.
  */
-export function normalisationFor (contentType: string | null | undefined): { text: boolean, comments: CommentSyntax } {
+export function normalisationFor (contentType: string | null | undefined): Normalisation {
+  // a crawl meets the same Content-Type page after page: the last one's answer is kept
+  if (contentType === lastType && lastNormalisation !== null) return lastNormalisation
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase()
-  if (type === 'text/html' || type === 'application/xhtml+xml' || type.endsWith('/xml') || type.endsWith('+xml')) {
-    return { text: true, comments: { open: '<!--', close: '-->' } }
-  }
-  if (type === 'text/css' || type === 'text/javascript' || type === 'application/javascript') {
-    return { text: true, comments: { open: '/*', close: '*/' } }
-  }
-  if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json')) {
-    return { text: true, comments: null }
-  }
-  return { text: false, comments: null }
+  let how: Normalisation = BYTES
+  if (type === 'text/html' || type === 'application/xhtml+xml' || type.endsWith('/xml') || type.endsWith('+xml')) how = MARKUP
+  else if (type === 'text/css' || type === 'text/javascript' || type === 'application/javascript') how = BLOCK_COMMENTED
+  else if (type.startsWith('text/') || type === 'application/json' || type.endsWith('+json')) how = TEXT
+  lastType = contentType
+  lastNormalisation = how
+  return how
 }
+
+type Normalisation = Readonly<{ text: boolean, comments: CommentSyntax }>
+
+const MARKUP: Normalisation = Object.freeze({ text: true, comments: Object.freeze({ open: '<!--', close: '-->' }) })
+const BLOCK_COMMENTED: Normalisation = Object.freeze({ text: true, comments: Object.freeze({ open: '/*', close: '*/' }) })
+const TEXT: Normalisation = Object.freeze({ text: true, comments: null })
+const BYTES: Normalisation = Object.freeze({ text: false, comments: null })
+let lastType: string | null | undefined
+let lastNormalisation: Normalisation | null = null
 
 const WHITESPACE = /[\t\n\f\r ]+/g
 

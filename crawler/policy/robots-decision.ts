@@ -1,5 +1,5 @@
 import { formatDuration } from '../../common/units.js'
-import { robotsReadDue, type RobotsRecord } from './robots-fetch.js'
+import { robotsReadDue, robotsReadIsDue, type RobotsRecord } from './robots-fetch.js'
 import { matchRobots, robotsCrawlDelay } from './robots-match.js'
 import { originOf } from '../../common/http/origin-of.js'
 
@@ -37,8 +37,8 @@ export function decideRobots (input: RobotsDecisionInput): RobotsDecision {
   if (record !== null && record.origin !== origin) {
     return { action: 'read-robots', reason: `the robots.txt record given is ${record.origin}'s, not ${origin}'s: each origin has its own (RFC 9309 section 2.3)` }
   }
-  const due = robotsReadDue(record, serverNowMs)
-  if (record === null || due.due) return { action: 'read-robots', reason: due.reason }
+  // the reason is worded only when it is given: the record stands for nearly every request
+  if (record === null || robotsReadIsDue(record, serverNowMs)) return { action: 'read-robots', reason: robotsReadDue(record, serverNowMs).reason }
   if (record.access === 'disallow-all') {
     return { action: 'defer', until: record.readAgainAt, reason: record.reason }
   }

@@ -292,10 +292,15 @@ export function judgeRobotsAnswer (input: RobotsAnswerInput): RobotsStep {
   })
 }
 
-/** Whether robots.txt must be read before the next request to the origin. */
+/** Whether robots.txt must be read before the next request to the origin (robotsReadDue says why). */
+export function robotsReadIsDue (record: RobotsRecord | null, serverNowMs: number): boolean {
+  return record === null || serverNowMs >= record.readAgainAt
+}
+
+/** Whether robots.txt must be read before the next request to the origin, and why. */
 export function robotsReadDue (record: RobotsRecord | null, serverNowMs: number): { due: boolean, reason: string } {
   if (record === null) return { due: true, reason: 'robots.txt not read yet: read before any other request to the origin, whose rules the crawler "MUST follow" (RFC 9309 section 2.3.1.1)' }
-  if (serverNowMs >= record.readAgainAt) {
+  if (robotsReadIsDue(record, serverNowMs)) {
     return record.access === 'disallow-all'
       ? { due: true, reason: 'robots.txt was unreachable and its wait is over: read again' }
       : { due: true, reason: `robots.txt read at ${new Date(record.readAt).toISOString()} is past its lifetime: read again (RFC 9309 section 2.4)` }

@@ -2,7 +2,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { holds } from '../../../property.js'
 import { createHash } from 'node:crypto'
-import { ContentDigester, digestOf, judgeChange } from '../../../../crawler/policy/change-detection.js'
+import { ContentDigester, digestOf, judgeChange, normalisationFor } from '../../../../crawler/policy/change-detection.js'
 
 const HTML = 'text/html; charset=utf-8'
 const page = '<!doctype html>\n<html><body><h1>Title</h1>\n<p>revision 1</p>\n<p>some words here</p>\n</body></html>\n'
@@ -57,4 +57,18 @@ t.test('--change strict counts a cosmetic change, --change semantic does not', a
   t.equal(semantic.changed, false)
   t.equal(judgeChange({ strict: a.strict, semantic: a.semantic }, a, 'strict').kind, 'same')
   t.equal(judgeChange(null, a, 'strict').kind, 'new')
+})
+
+t.test('each Content-Type gets its own normalisation, whichever came before it', async t => {
+  const markup = { text: true, comments: { open: '<!--', close: '-->' } }
+  const block = { text: true, comments: { open: '/*', close: '*/' } }
+  const text = { text: true, comments: null }
+  const bytes = { text: false, comments: null }
+  // a crawl asks page after page, mostly the same type: the answer must follow the type asked
+  const asked: Array<[string | null | undefined, unknown]> = [
+    ['text/html; charset=utf-8', markup], ['text/html; charset=utf-8', markup], ['image/png', bytes],
+    ['text/html; charset=utf-8', markup], ['TEXT/CSS', block], [undefined, bytes], ['application/ld+json', text],
+    [null, bytes], ['text/plain', text], ['application/atom+xml', markup], ['application/javascript', block]
+  ]
+  for (const [type, want] of asked) t.same(normalisationFor(type), want, String(type))
 })

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { formatHttpDate } from '../../../../common/http/http-date.js'
 import { decideRobots, robotsCrawlDelayMs } from '../../../../crawler/policy/robots-decision.js'
-import { DEFAULT_ROBOTS_FETCH, judgeRobotsAnswer, robotsConditionalHeaders, robotsReadDue, robotsUrlOf, type RobotsAnswer, type RobotsRecord, type RobotsStep } from '../../../../crawler/policy/robots-fetch.js'
+import { DEFAULT_ROBOTS_FETCH, judgeRobotsAnswer, robotsConditionalHeaders, robotsReadDue, robotsReadIsDue, robotsUrlOf, type RobotsAnswer, type RobotsRecord, type RobotsStep } from '../../../../crawler/policy/robots-fetch.js'
 
 const ORIGIN = 'http://main.test:8080'
 const NOW = Date.parse('2026-01-01T00:00:00Z')
@@ -146,6 +146,12 @@ t.test('robots.txt is due before the first request, stands for its lifetime, and
   const r = record(judge(answer(200, { 'cache-control': 'max-age=3600' }, FILE)))
   t.equal(robotsReadDue(r, NOW + HOUR - 1).due, false)
   t.equal(robotsReadDue(r, NOW + HOUR).due, true)
+  for (const [rec, at] of [[null, NOW], [r, NOW + HOUR - 1], [r, NOW + HOUR], [r, NOW + 2 * HOUR]] as const) {
+    t.equal(robotsReadIsDue(rec, at), robotsReadDue(rec, at).due, 'the bare answer is the reasoned one\'s')
+  }
+  const due = decideRobots({ record: r, url: `${ORIGIN}/late/x`, productToken: 'webkrab', serverNowMs: NOW + HOUR })
+  t.same(due, { action: 'read-robots', reason: robotsReadDue(r, NOW + HOUR).reason }, 'a read that is due says why, with the record\'s times')
+  t.match(due, { reason: /past its lifetime: read again \(RFC 9309 section 2\.4\)/ })
   t.equal(robotsUrlOf('http://main.test:8080/some/page?x=1'), 'http://main.test:8080/robots.txt')
 })
 
