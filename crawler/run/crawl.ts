@@ -592,7 +592,7 @@ class CrawlRun {
       // a body no step kept (or one whose route threw) leaves no staged chunks behind
       if (!applied.bodyKept) applied.body?.discard()
       // the task may have moved on to a redirect's target by now: the exchange is about `url`
-      this.emitExchange(seq, url, origin, kind, conditional, headers, result, startMs, savedBytes)
+      this.emitExchange(seq, url, origin, kind, conditional, headers, result, startMs, savedBytes, attempt.startedAt)
     }
   }
 
@@ -674,8 +674,8 @@ class CrawlRun {
   }
 
   private emitExchange (seq: number, url: string, origin: string, kind: Exchange['kind'], conditional: boolean,
-    headers: Record<string, string>, result: FetchResult, startMs: number, savedBytes: number): void {
-    const exchange = exchangeOf({ seq, url, origin, kind, conditional, headers, result, startMs, budgetIsError: true })
+    headers: Record<string, string>, result: FetchResult, startMs: number, savedBytes: number, startedAt: string): void {
+    const exchange = exchangeOf({ seq, url, origin, kind, conditional, headers, result, startMs, budgetIsError: true, startedAt })
     this.emit({ type: 'exchange', exchange, savedBytes })
   }
 

@@ -7,7 +7,7 @@ import type { FetchResult } from '../fetch/fetch.js'
  * a budget cut is recorded as that budget's reason (a page); false where a cut body is
  * a whole answer (robots.txt, read up to its parsing limit).
  */
-export function exchangeOf (e: { seq: number, url: string, origin: string, kind: Exchange['kind'], conditional: boolean, headers: Record<string, string>, result: FetchResult, startMs: number, budgetIsError: boolean }): Exchange {
+export function exchangeOf (e: { seq: number, url: string, origin: string, kind: Exchange['kind'], conditional: boolean, headers: Record<string, string>, result: FetchResult, startMs: number, budgetIsError: boolean, startedAt?: string }): Exchange {
   const { result } = e
   return {
     seq: e.seq,
@@ -19,7 +19,8 @@ export function exchangeOf (e: { seq: number, url: string, origin: string, kind:
     requestHeaders: e.headers,
     status: result.status,
     responseHeaders: result.headers,
-    startedAt: new Date(result.timings.startedAtMs).toISOString(),
+    // the attempt's log may have written it already
+    startedAt: e.startedAt ?? new Date(result.timings.startedAtMs).toISOString(),
     startMs: e.startMs,
     timings: { connect: result.timings.connect, wait: result.timings.wait, receive: result.timings.receive, total: result.timings.total },
     bytes: { headers: result.headerBytes, body: result.bodyBytes, decompressed: result.decodedBytes },
