@@ -42,6 +42,30 @@ export interface RobotsMatch {
   reason: string
 }
 
+/**
+ * The group each product token obeys in each parsed file, chosen once: a crawl matches
+ * every URL of an origin against the same rules, and choosing merges the groups anew (a
+ * list of every rule of the token's groups). Parsed rules are not changed once read.
+ */
+const chosen = new WeakMap<RobotsRules, Map<string, { choice: RobotsGroupChoice, words: string }>>()
+
+function groupFor (rules: RobotsRules, productToken: string): { choice: RobotsGroupChoice, words: string } {
+  let byToken = chosen.get(rules)
+  if (byToken === undefined) {
+    byToken = new Map()
+    chosen.set(rules, byToken)
+  }
+  let group = byToken.get(productToken)
+  if (group === undefined) {
+    // a crawl has one product token; a caller that asks for many keeps only the last few
+    if (byToken.size >= 16) byToken.clear()
+    const choice = chooseRobotsGroup(rules, productToken)
+    group = { choice, words: groupWords(choice, productToken) }
+    byToken.set(productToken, group)
+  }
+  return group
+}
+
 function groupWords (choice: RobotsGroupChoice, token: string): string {
   if (choice.by === 'product-token') return `the group for "${productTokenOf(token)}" (line ${choice.groups.map(g => g.line).join(', ')})`
   if (choice.by === 'star') return `the "*" group (line ${choice.groups.map(g => g.line).join(', ')}), no group names "${productTokenOf(token)}"`
@@ -60,13 +84,12 @@ export function matchRobots (rules: RobotsRules, productToken: string, pathAndQu
   const target = normaliseRobotsTarget(pathAndQuery.startsWith('/') ? pathAndQuery : `/${pathAndQuery}`)
   // "The /robots.txt URI is implicitly allowed." (2.2.2)
   if (target === '/robots.txt') return { allowed: true, rule: null, group: 'none', reason: '/robots.txt is implicitly allowed (RFC 9309 section 2.2.2)' }
-  const choice = chooseRobotsGroup(rules, productToken)
+  const { choice, words: group } = groupFor(rules, productToken)
   let best: RobotsRule | null = null
   for (const rule of choice.rules) {
     if (!robotsPatternMatches(rule.pattern, target)) continue
     if (best === null || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.kind === 'allow' && best.kind === 'disallow')) best = rule
   }
-  const group = groupWords(choice, productToken)
   if (best === null) {
     // "If no match is found amongst the rules in a group for a matching user-agent or there
     // are no rules in the group, the URI is allowed." (2.2.2)

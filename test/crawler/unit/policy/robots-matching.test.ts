@@ -281,3 +281,22 @@ t.test('the matcher agrees with a regular-expression reading of "*" and "$" on r
     return robotsPatternMatches(normaliseRobotsPattern(pattern), normaliseRobotsTarget(target)) === re.test(target)
   }), { numRuns: 2000, seed: 9309 })
 })
+
+t.test('one parsed file asked for by several crawlers gives each its own group, in whatever order they ask', async t => {
+  const rules = parseRobots('User-agent: foobot\nDisallow: /foo\n\nUser-agent: *\nDisallow: /all\n')
+  const asked: Array<[string, string, boolean, string]> = [
+    ['foobot', '/foo/x', false, 'the group for "foobot"'],
+    ['barbot', '/foo/x', true, 'the "*" group'],
+    ['foobot', '/all/x', true, 'the group for "foobot"'],
+    ['barbot/2.0', '/all/x', false, 'the "*" group'],
+    ['FooBot', '/foo/y', false, 'the group for "foobot"']
+  ]
+  for (const [token, path, allowed, group] of asked) {
+    const m = matchRobots(rules, token, path)
+    t.equal(m.allowed, allowed, `${token} ${path}`)
+    t.match(m.reason, group, 'and the reason names the group it obeyed')
+  }
+  // more crawlers than the choices remembered for one file: each still gets its own
+  for (let i = 0; i < 40; i++) t.equal(matchRobots(rules, `bot${i}`, '/all/x').allowed, false)
+  t.equal(matchRobots(rules, 'foobot', '/foo/x').allowed, false)
+})
