@@ -7,7 +7,7 @@ import { BodyWriter } from './body-writer.js'
 import type { FrontierAbandoned, FrontierOptions, FrontierResume, FrontierRow, FrontierState } from './frontier.js'
 import type { RunBodyAction, RunBodyWriter, RunFrontier, RunStore } from './run-store.js'
 import { ROWS_REMEMBERED, type StoredDeferral } from './store.js'
-import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
+import { storedRecordOf, type Observation, type RecordWrite, type StoredRecord } from './stored-record.js'
 import { encodeWrite, observationValues } from './store-rows.js'
 import { errorFromThread, SLOT, threadError, type StoreReply, type StoreRequest, type ThreadBody, type ThreadEvent } from './store-thread-protocol.js'
 
@@ -316,7 +316,7 @@ export class StoreThread implements RunStore {
         const id = this.nextId++
         this.written.add(write.url)
         this.post({ op: 'save', write: encoded, body: threadBody, observation: observed, newId: id, wait: false }, bytes, transfer)
-        return { ...write, id }
+        return storedRecordOf(write, id)
       }
       // past what the run can remember, a URL missing from `written` may have been written: look
       this.allRowsKnown = false
@@ -324,7 +324,7 @@ export class StoreThread implements RunStore {
     }
     const id = this.call<number>({ op: 'save', write: encoded, body: threadBody, observation: observed, newId: null, wait: true }, transfer)
     this.nextId = Math.max(this.nextId, id + 1)
-    return { ...write, id }
+    return storedRecordOf(write, id)
   }
 
   noteAnswers (notes: Array<{ id: number, status: number | null, outcome: Outcome, atMs: number }>): void {

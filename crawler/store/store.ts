@@ -7,7 +7,7 @@ import { encodeWrite, type EncodedWrite, fromRow, OBSERVATION_COLUMNS, observati
 import { openStoreFile } from './store-open.js'
 import { isStorageFailure, storageError } from './store-failure.js'
 import type { StoreLock } from './store-lock.js'
-import type { Observation, RecordWrite, StoredRecord } from './stored-record.js'
+import { storedRecordOf, type Observation, type RecordWrite, type StoredRecord } from './stored-record.js'
 
 /** An origin's deferral kept between runs: until when, on the origin's clock, and what the server said. */
 export interface StoredDeferral {
@@ -383,7 +383,7 @@ export class Store {
    */
   save (write: RecordWrite, body: BodyAction, observation: Observation | null, newId: number | null = null): StoredRecord {
     const id = this.saveEncoded(encodeWrite(write), body, observation === null ? null : observationValues(observation), newId)
-    return { ...write, id }
+    return storedRecordOf(write, id)
   }
 
   /**

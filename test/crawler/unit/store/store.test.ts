@@ -4,7 +4,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Store, BODY_CHUNK_BYTES } from '../../../../crawler/store/store.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../../../crawler/store/store-migrations.js'
-import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
+import { storedRecordOf, type RecordWrite } from '../../../../crawler/store/stored-record.js'
+import { emptyHistory } from '../../../../crawler/planning/change-history.js'
 import { recordWrite } from './record-write.js'
 import { RESOURCE_COLUMNS, toParams } from '../../../../crawler/store/store-rows.js'
 
@@ -20,6 +21,20 @@ t.test('a new store records its application id and schema version, and uses WAL'
   t.equal(db.pragma('application_id', { simple: true }), SQLITE_APPLICATION_ID)
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   db.close()
+})
+
+t.test('the record a save returns is the write under its id, every field of it, as the store reads it back', async t => {
+  // every field set, the optional change history too: a field storedRecordOf left out would be missing here
+  const w = write({ vary: ['accept-language'], variantKey: 'accept-language=fr', requestContext: { 'accept-language': 'fr' }, lastModified: 'Tue, 01 Dec 2026 00:00:00 GMT', revalidatedAtMs: 2000, qualityNote: 'a note', changeHistory: emptyHistory() })
+  t.strictSame(Object.keys(storedRecordOf(w, 7)).sort(), [...Object.keys(w), 'id'].sort())
+  t.strictSame(storedRecordOf(w, 7), { ...w, id: 7 })
+  // a write without a history reads back as one with none
+  const plain = write()
+  t.equal(storedRecordOf(plain, 1).changeHistory, null)
+  const store = Store.open(join(t.testdir(), 'r.sqlite'))
+  const saved = store.save(w, { kind: 'drop' }, null)
+  t.strictSame(saved, store.get(saved.id))
+  store.close()
 })
 
 t.test('records and bodies survive closing and reopening the store', async t => {
