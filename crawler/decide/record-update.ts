@@ -7,7 +7,7 @@ import { judgeChange, type ChangeJudgement, type ChangeMode, type ContentDigests
 import { judgeNotModified, mergeNotModifiedHeaders, type SentConditional } from '../policy/304-update.js'
 import { judgeValidators, type PreviousValidators, type ValidatorJudgement } from '../policy/validators.js'
 import { parseVary, selectedHeaders, variantKey } from '../policy/vary.js'
-import type { Observation, RecordWrite, Retain, StoredRecord } from '../store/stored-record.js'
+import { writeOf, type Observation, type RecordWrite, type Retain, type StoredRecord } from '../store/stored-record.js'
 
 /**
  * How an answer changes what the store holds: pure functions from the stored
@@ -226,7 +226,7 @@ export function updateFromNotModified (input: NotModifiedInput): NotModifiedUpda
     digestStrict: record.digestStrict
   })
   const write: RecordWrite = {
-    ...record,
+    ...writeOf(record),
     responseHeaders: merged,
     etag,
     lastModified,
@@ -241,7 +241,6 @@ export function updateFromNotModified (input: NotModifiedInput): NotModifiedUpda
     lastSeenMs: atMs,
     changeHistory: nextHistory(record, atMs, 304, false, lastModified)
   }
-  delete (write as Partial<StoredRecord>).id
   const observation: Observation = {
     atMs,
     status: 304,

@@ -127,6 +127,11 @@ const rows: Row[] = [
       t.equal(step(r, 'save').body, 'keep')
       t.equal(step(r, 'finish').end.outcome, 'unchanged')
       t.equal(r.savedBytes, strong.wireBodyBytes)
+      // the write is the stored record's fields, not the record: no id goes with it
+      const write = step(r, 'save').write
+      t.notOk('id' in write, 'the write carries no id')
+      t.same(Object.keys(write).sort(), Object.keys(strong).filter(k => k !== 'id').sort(), 'and every other field of the record')
+      t.equal(write.revalidatedAtMs, Date.parse(DATE), 'its revalidation moved')
     }
   },
   {

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Store, BODY_CHUNK_BYTES } from '../../../../crawler/store/store.js'
 import { LATEST_SCHEMA_VERSION, migrations, SQLITE_APPLICATION_ID, STORE_APPLICATION_ID } from '../../../../crawler/store/store-migrations.js'
-import { storedRecordOf, type RecordWrite } from '../../../../crawler/store/stored-record.js'
+import { storedRecordOf, writeOf, type RecordWrite } from '../../../../crawler/store/stored-record.js'
 import { emptyHistory } from '../../../../crawler/planning/change-history.js'
 import { recordWrite } from './record-write.js'
 import { RESOURCE_COLUMNS, toParams } from '../../../../crawler/store/store-rows.js'
@@ -23,11 +23,13 @@ t.test('a new store records its application id and schema version, and uses WAL'
   db.close()
 })
 
-t.test('the record a save returns is the write under its id, every field of it, as the store reads it back', async t => {
+t.test('the record a save returns is the write under its id, every field of it, as the store reads it back; a record\'s write is the record without its id', async t => {
   // every field set, the optional change history too: a field storedRecordOf left out would be missing here
   const w = write({ vary: ['accept-language'], variantKey: 'accept-language=fr', requestContext: { 'accept-language': 'fr' }, lastModified: 'Tue, 01 Dec 2026 00:00:00 GMT', revalidatedAtMs: 2000, qualityNote: 'a note', changeHistory: emptyHistory() })
   t.strictSame(Object.keys(storedRecordOf(w, 7)).sort(), [...Object.keys(w), 'id'].sort())
   t.strictSame(storedRecordOf(w, 7), { ...w, id: 7 })
+  // and a record's write is the record without its id
+  t.strictSame(writeOf(storedRecordOf(w, 7)), w)
   // a write without a history reads back as one with none
   const plain = write()
   t.equal(storedRecordOf(plain, 1).changeHistory, null)
