@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events'
-import { Agent, buildConnector, errors as undiciErrors, type Dispatcher } from 'undici'
+import { Readable } from 'node:stream'
+import { Agent, buildConnector, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Socket } from 'node:net'
 import { errors, type WebkrabError } from '../../common/errors.js'
@@ -7,7 +8,7 @@ import { classifyFetchError, responseTimeoutError } from './fetch-errors.js'
 import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from '../policy/budgets.js'
 import { ContentDigester, type ContentDigests } from '../policy/change-detection.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
-import { headerBlockBytes, MeteredDispatcher, type ExchangeMeter } from './exchange-meter.js'
+import { headerBlockBytes, type RequestHandler } from './exchange-meter.js'
 import { H2Dispatcher } from './h2-dispatcher.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
 import { requestProblem } from './request-fields.js'
@@ -79,12 +80,10 @@ export interface FetchResult {
 }
 
 /**
- * A run's AbortSignal as each of its requests hands it to undici. undici takes an
- * EventEmitter for a request's signal as well as an AbortSignal (Dispatcher.request's
- * `signal` option: it reads `aborted` and `reason`, and listens with `once('abort')` and
- * `removeListener`); adding and removing a listener on an AbortSignal for every request
- * costs several times as much. So each signal has one relay, which listens to it once and
- * tells every request listening to the relay when it aborts, in the same tick.
+ * A run's AbortSignal as each of its exchanges listens to it. Adding and removing a
+ * listener on an AbortSignal for every request costs several times as much as on an
+ * EventEmitter; so each signal has one relay, which listens to it once and tells every
+ * exchange listening to the relay when it aborts, in the same tick.
  */
 class AbortRelay extends EventEmitter {
   constructor (private readonly source: AbortSignal) {
@@ -126,6 +125,221 @@ class BudgetExceeded extends Error {
  */
 class HookFailure extends Error {
   constructor (readonly error: unknown) { super('a fetch hook failed') }
+}
+
+/**
+ * One exchange as undici parses it, in the handler shape its own `request()` hands to
+ * `dispatch` (onConnect, onHeaders, onData, onComplete, onError; HTTP/2's dispatcher
+ * takes the same). The body is read where undici delivers it: each chunk counted,
+ * checked against the budgets, digested and handed to the sink as it arrives, with no
+ * stream and no async iterator in between (for a small body those cost more than
+ * everything else the fetch path does with it). A body with a Content-Encoding goes
+ * through a stream to its decoders (content-decoders.ts), which want one. `finished`
+ * settles once: resolved when the body is read (or at the head of a 304 or 204, or
+ * where a body nobody wants is given up), rejected with what cut it.
+ */
+class Exchange implements RequestHandler {
+  readonly finished: Promise<void>
+  /** When the request went out on a connection, and when its head came (performance.now()). */
+  tStart: number
+  tHead: number
+  /** The response timer cut the exchange. */
+  timedOut = false
+  private resolve!: () => void
+  private reject!: (err: unknown) => void
+  private settled = false
+  private abort: ((err?: Error) => void) | null = null
+  /** Why the run's signal cut the exchange before undici connected it (it aborts at onConnect). */
+  private reason: Error | null = null
+  /** What this side cut the exchange for (a budget, a hook, the timer): undici's onError reports it. */
+  private cut: unknown = null
+  private timer: NodeJS.Timeout | undefined
+  private sink: ((chunk: Buffer) => void) | null = null
+  private digester: ContentDigester | null = null
+  private encoded: Readable | null = null
+  /** The whole body came (onComplete): what is left is the decoders'. */
+  private received = false
+  private readonly relay: AbortRelay | null
+  private readonly onAbort = (): void => {
+    const reason = (this.relay?.reason ?? null) as Error | null
+    this.stop(reason ?? new undiciErrors.RequestAbortedError())
+  }
+
+  constructor (private readonly result: FetchResult, private readonly hooks: FetchHooks, private readonly t0: number,
+    private readonly responseTimeoutMs: number, signal: AbortSignal | undefined) {
+    this.tStart = t0
+    this.tHead = t0
+    this.finished = new Promise<void>((resolve, reject) => { this.resolve = resolve; this.reject = reject })
+    this.relay = signal === undefined ? null : relayOf(signal)
+    if (this.relay?.aborted === true) this.onAbort()
+    else this.relay?.once('abort', this.onAbort)
+  }
+
+  onConnect (abort: (err?: Error) => void): void {
+    this.tStart = performance.now()
+    // a run aborted before this request reached a connection: it is not sent
+    if (this.reason !== null) {
+      abort(this.reason)
+      return
+    }
+    this.abort = abort
+    this.hooks.onRequestStart?.()
+  }
+
+  onHeaders (statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage: string): boolean {
+    // an interim response (1xx) is not the answer: undici's request() skips it too
+    if (statusCode < 200 || this.settled) return true
+    this.tHead = performance.now()
+    const result = this.result
+    const parsed = undiciUtil.parseHeaders(rawHeaders) as IncomingHttpHeaders
+    result.status = statusCode
+    result.headers = flattenHeaders(parsed)
+    result.headerBytes = headerBlockBytes(statusCode, statusMessage ?? '', parsed)
+    // Until the head arrives, undici's headersTimeout (the response timeout) bounds the wait;
+    // after it, this timer cuts the body when the whole response has taken that long.
+    this.timer = setTimeout(() => {
+      this.timedOut = true
+      this.stop(responseTimeoutError(result.url, this.responseTimeoutMs, result))
+    }, Math.max(0, this.responseTimeoutMs - (performance.now() - this.t0)))
+    try {
+      callHook(this.hooks.onWireBytes, result.headerBytes)
+      this.sink = this.hooks.onHead === undefined ? null : callHook(this.hooks.onHead, { status: statusCode, headers: result.headers })
+    } catch (err) {
+      // a hook that failed at the head leaves the body unread
+      this.stop(err)
+      return false
+    }
+    if (statusCode === 304 || statusCode === 204) {
+      // No content, whatever Content-Length says (RFC 9112 section 6.3; RFC 9110 section 8.6
+      // lets a 304 carry the 200's Content-Length). undici may report that as a length
+      // mismatch after this: the response is complete at its header block.
+      result.complete = true
+      // a 204 is content too: empty content, digested as such
+      if (statusCode === 204 && this.sink !== null) result.digests = new ContentDigester(result.headers['content-type']).digest()
+      this.settle(null)
+      return true
+    }
+    if (this.sink === null) return true
+    this.digester = new ContentDigester(result.headers['content-type'])
+    const decoders = createDecoders(result.headers['content-encoding'])
+    if (decoders.length > 0) {
+      const encoded = new Readable({
+        read: () => { resume() },
+        // the decoders gave up before the body was all in (a budget, a hook, a bad encoding): so
+        // does the exchange (once it is all in, the stream ends and is destroyed as it always is)
+        destroy: (err, callback) => { if (!this.settled && !this.received) this.stop(err ?? new undiciErrors.RequestAbortedError()); callback(err) }
+      })
+      this.encoded = encoded
+      // what a budget or the sink throws in there cuts the exchange, and is what it ends with
+      const cutting = (take: (chunk: Buffer) => void) => (chunk: Buffer): void => {
+        try {
+          take(chunk)
+        } catch (err) {
+          this.cut ??= err
+          throw err
+        }
+      }
+      decodeThrough(encoded, decoders, cutting(chunk => { this.takeWire(chunk) }), cutting(chunk => { this.takeDecoded(chunk) })).then(() => {
+        this.complete()
+      }, err => { this.settle(this.cut ?? err) })
+    }
+    return true
+  }
+
+  onData (chunk: Buffer): boolean {
+    if (this.settled) return true
+    if (this.encoded !== null) return this.encoded.push(chunk)
+    try {
+      this.takeWire(chunk)
+      if (this.sink === null) {
+        // nobody wants this body: stop reading rather than drain an endless one
+        if (this.result.bodyBytes > DISCARD_LIMIT) {
+          this.settle(null)
+          this.abort?.(new undiciErrors.RequestAbortedError())
+          return false
+        }
+        return true
+      }
+      this.takeDecoded(chunk)
+    } catch (err) {
+      this.stop(err)
+      return false
+    }
+    return true
+  }
+
+  onComplete (): void {
+    if (this.settled) return
+    if (this.encoded !== null) {
+      this.received = true
+      this.encoded.push(null)
+      return
+    }
+    this.complete()
+  }
+
+  onError (err: Error): void {
+    if (this.settled) return
+    if (this.encoded !== null && !this.encoded.destroyed) {
+      this.encoded.destroy(err)
+      return
+    }
+    this.settle(this.cut ?? err)
+  }
+
+  /** The exchange is over for the caller: no timer and no listener is left behind. */
+  end (): void {
+    clearTimeout(this.timer)
+    this.relay?.removeListener('abort', this.onAbort)
+  }
+
+  private takeWire (chunk: Buffer): void {
+    this.result.bodyBytes += chunk.length
+    callHook(this.hooks.onWireBytes, chunk.length)
+    this.check()
+  }
+
+  private takeDecoded (chunk: Buffer): void {
+    this.result.decodedBytes += chunk.length
+    this.check()
+    this.digester?.update(chunk)
+    if (this.sink !== null) callHook(this.sink, chunk)
+  }
+
+  private check (): void {
+    const r = this.result
+    const verdict = mayTakeBytes({ bodyBytes: r.bodyBytes, decompressedBytes: r.decodedBytes, runBytesReceived: this.hooks.runBytes() }, this.hooks.limits)
+    if (!verdict.ok) throw new BudgetExceeded(verdict)
+  }
+
+  private complete (): void {
+    this.result.complete = true
+    if (this.digester !== null) this.result.digests = this.digester.digest()
+    this.settle(null)
+  }
+
+  /** Cuts the exchange for `why`: undici ends the request and reports it (onError). */
+  private stop (why: unknown): void {
+    if (this.settled) return
+    this.cut ??= why
+    const err = why instanceof Error ? why : new undiciErrors.RequestAbortedError()
+    if (this.abort === null) {
+      // not connected yet: it aborts as it connects
+      this.reason ??= err
+      return
+    }
+    this.abort(err)
+    // should undici have nothing left to report (the request already ended), the exchange ends here
+    this.settle(this.cut)
+  }
+
+  private settle (err: unknown): void {
+    if (this.settled) return
+    this.settled = true
+    clearTimeout(this.timer)
+    if (err === null) this.resolve()
+    else this.reject(err)
+  }
 }
 
 function callHook<A extends unknown[], R> (hook: (...args: A) => R, ...args: A): R {
@@ -193,7 +407,7 @@ export class Fetcher {
         keepAliveMs: KEEP_ALIVE_MS
       })
       : null
-    this.dispatcher = new MeteredDispatcher(this.h2 ?? this.agent)
+    this.dispatcher = this.h2 ?? this.agent
   }
 
   private newAgent (): Agent {
@@ -226,7 +440,7 @@ export class Fetcher {
     this.retired.add(old)
     void old.close().catch(() => {}).finally(() => { this.retired.delete(old) })
     this.agent = this.newAgent()
-    this.dispatcher = new MeteredDispatcher(this.h2 ?? this.agent)
+    this.dispatcher = this.h2 ?? this.agent
   }
 
   /**
@@ -237,9 +451,6 @@ export class Fetcher {
   async fetch (url: string, headers: Readonly<Record<string, string>>, hooks: FetchHooks, signal?: AbortSignal): Promise<FetchResult> {
     const startedAtMs = Date.now()
     const t0 = performance.now()
-    let tStart = t0
-    let tHead = t0
-    let statusMessage = ''
     const result: FetchResult = {
       url,
       status: null,
@@ -253,72 +464,34 @@ export class Fetcher {
       error: null,
       timings: { startedAtMs, connect: 0, wait: 0, receive: 0, total: 0 }
     }
-    // Until the head arrives, undici's headersTimeout (the response timeout) bounds the wait;
-    // after it, a timer cuts the body when the whole response has taken that long.
-    let timedOut = false
-    let timer: NodeJS.Timeout | undefined
-    const meter: ExchangeMeter = {
-      onRequestStart: () => { tStart = performance.now(); hooks.onRequestStart?.() },
-      onResponseHead: (_status, message) => { statusMessage = message; tHead = performance.now() }
-    }
+    let exchange: Exchange | null = null
     let hookFailure: HookFailure | null = null
-    let responseBody: Dispatcher.ResponseData['body'] | null = null
     try {
       const target = new URL(url)
-      const problem = requestProblem(`${target.pathname}${target.search}`, headers)
+      const path = `${target.pathname}${target.search}`
+      const problem = requestProblem(path, headers)
       if (problem !== null) {
         // nothing is sent: the request as it stands is not HTTP (a stored validator with a control character, say)
         result.error = errors.WEBKRAB_ERR_BAD_REQUEST(`${url}: ${problem}; nothing was sent`)
         return result
       }
-      const response = await this.dispatcher.request({
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: 'GET',
-        headers,
-        signal: signal === undefined ? undefined : relayOf(signal),
-        meter
-      } as Dispatcher.RequestOptions)
-      if (tHead === t0) tHead = performance.now()
-      const body = response.body
-      responseBody = body
-      timer = setTimeout(() => {
-        timedOut = true
-        body.destroy(responseTimeoutError(url, this.options.responseTimeoutMs, result))
-      }, Math.max(0, this.options.responseTimeoutMs - (performance.now() - t0)))
-      result.status = response.statusCode
-      result.headers = flattenHeaders(response.headers)
-      result.headerBytes = headerBlockBytes(response.statusCode, statusMessage, response.headers)
-      callHook(hooks.onWireBytes, result.headerBytes)
-      const sink = hooks.onHead === undefined ? null : callHook(hooks.onHead, { status: response.statusCode, headers: result.headers })
-      if (response.statusCode === 304 || response.statusCode === 204) {
-        // No content, whatever Content-Length says (RFC 9112 section 6.3; RFC 9110 section 8.6
-        // lets a 304 carry the 200's Content-Length). undici reports that as a length
-        // mismatch on the body stream: the response is complete at its header block.
-        response.body.on('error', () => {})
-        response.body.resume()
-        result.complete = true
-        // a 204 is content too: empty content, digested as such
-        if (response.statusCode === 204 && sink !== null) result.digests = new ContentDigester(result.headers['content-type']).digest()
-        return result
-      }
-      await this.readBody(response.body, result, hooks, sink)
+      exchange = new Exchange(result, hooks, t0, this.options.responseTimeoutMs, signal)
+      this.dispatcher.dispatch({ origin: target.origin, path, method: 'GET', headers }, exchange as unknown as Dispatcher.DispatchHandler)
+      await exchange.finished
     } catch (err) {
       if (err instanceof BudgetExceeded) {
         result.budget = err.cut
       } else if (err instanceof HookFailure) {
         hookFailure = err
-        // a hook that failed at the head leaves the body unread: end the exchange here (undici
-        // reports a body destroyed unread as an aborted request: nobody is left to hear it)
-        responseBody?.on('error', () => {})
-        responseBody?.destroy()
       } else {
-        result.error = classifyFetchError(err, url, timedOut, this.options.responseTimeoutMs, result, this.options)
+        result.error = classifyFetchError(err, url, exchange?.timedOut ?? false, this.options.responseTimeoutMs, result, this.options)
         if (result.error.code === 'WEBKRAB_ERR_BAD_REQUEST') this.replaceAgent()
       }
     } finally {
-      clearTimeout(timer)
+      exchange?.end()
       const tEnd = performance.now()
+      const tStart = exchange?.tStart ?? t0
+      const tHead = exchange?.tHead ?? t0
       result.timings.connect = round(Math.max(0, tStart - t0))
       result.timings.wait = round(Math.max(0, tHead - tStart))
       result.timings.receive = round(Math.max(0, tEnd - tHead))
@@ -326,50 +499,6 @@ export class Fetcher {
     }
     if (hookFailure !== null) throw hookFailure.error
     return result
-  }
-
-  private async readBody (body: Dispatcher.ResponseData['body'], result: FetchResult, hooks: FetchHooks,
-    sink: ((chunk: Buffer) => void) | null): Promise<void> {
-    const limits = hooks.limits
-    const check = (): void => {
-      const verdict = mayTakeBytes({ bodyBytes: result.bodyBytes, decompressedBytes: result.decodedBytes, runBytesReceived: hooks.runBytes() }, limits)
-      if (!verdict.ok) throw new BudgetExceeded(verdict)
-    }
-    const takeWire = (chunk: Buffer): void => {
-      result.bodyBytes += chunk.length
-      callHook(hooks.onWireBytes, chunk.length)
-      check()
-    }
-    // Plain loops rather than stream.pipeline: a pipeline per response costs more than
-    // everything else the crawler does with a small body. Leaving a for-await early
-    // (a budget, an error) destroys the body, which ends the request.
-    if (sink === null) {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        takeWire(chunk)
-        // nobody wants this body: stop reading rather than drain an endless one
-        if (result.bodyBytes > DISCARD_LIMIT) return
-      }
-      result.complete = true
-      return
-    }
-    const digester = new ContentDigester(result.headers['content-type'])
-    const takeDecoded = (chunk: Buffer): void => {
-      result.decodedBytes += chunk.length
-      check()
-      digester.update(chunk)
-      callHook(sink, chunk)
-    }
-    const decoders = createDecoders(result.headers['content-encoding'])
-    if (decoders.length === 0) {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        takeWire(chunk)
-        takeDecoded(chunk)
-      }
-    } else {
-      await decodeThrough(body, decoders, takeWire, takeDecoded)
-    }
-    result.complete = true
-    result.digests = digester.digest()
   }
 
   async close (): Promise<void> {

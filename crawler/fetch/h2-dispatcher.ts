@@ -38,7 +38,7 @@ export interface H2DispatcherOptions {
   keepAliveMs: number
 }
 
-/** The handler shape of undici's `request()`, as the exchange meter wraps it. */
+/** The handler shape of undici's `request()`, which the fetch path's exchanges take (fetch.ts). */
 type LegacyHandler = RequestHandler
 
 /** A connection and what its GOAWAY said, once one came. */

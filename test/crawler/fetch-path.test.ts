@@ -213,6 +213,26 @@ t.test('a 304 carrying the 200\'s Content-Length is complete at its header block
   t.equal(r.bodyBytes, 0)
 })
 
+t.test('an interim response (103 Early Hints) before the answer is not the answer: the 200 after it is read, body and all', async t => {
+  const server = createServer(socket => {
+    socket.on('data', () => { socket.write('HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello') })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.close() })
+  const f = fetcher(t, 2000)
+  const kept: Buffer[] = []
+  const heads: number[] = []
+  const h = hooks({}, kept)
+  const r = await f.fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/`, HEADERS, { ...h, onHead: head => { heads.push(head.status); return (chunk: Buffer) => { kept.push(chunk) } } })
+  t.same(heads, [200], 'the head the caller hears is the answer\'s, once')
+  t.equal(r.error, null)
+  t.equal(r.status, 200)
+  t.equal(r.complete, true)
+  t.equal(r.headers['content-type'], 'text/plain', 'the 200\'s fields, not the 103\'s')
+  t.notOk('link' in r.headers)
+  t.equal(Buffer.concat(kept).toString(), 'hello')
+})
+
 t.test('a run\'s signal ends every request in flight when it aborts, heard through one listener however many requests share it', async t => {
   const f = fetcher(t, 10_000, 4)
   const controller = new AbortController()
