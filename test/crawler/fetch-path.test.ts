@@ -198,15 +198,21 @@ t.test('an unknown content coding is a decoding error, not a crash', async t => 
   t.equal(r.status, 200)
 })
 
-t.test('a 304 carrying the 200\'s Content-Length is complete at its header block', async t => {
-  // RFC 9110 section 8.6 allows it; a client that waits for those bytes hangs or errs
+/** A loopback server that answers every request with `reply`, as raw bytes; its URL. */
+async function answering (t: { teardown: (fn: () => void) => void }, reply: string): Promise<string> {
   const server = createServer(socket => {
-    socket.on('data', () => { socket.write('HTTP/1.1 304 Not Modified\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nETag: "x"\r\nContent-Length: 2048\r\n\r\n') })
+    socket.on('data', () => { socket.write(reply) })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   t.teardown(() => { server.close() })
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/`
+}
+
+t.test('a 304 carrying the 200\'s Content-Length is complete at its header block', async t => {
+  // RFC 9110 section 8.6 allows it; a client that waits for those bytes hangs or errs
+  const url = await answering(t, 'HTTP/1.1 304 Not Modified\r\nDate: Thu, 01 Jan 2026 00:00:00 GMT\r\nETag: "x"\r\nContent-Length: 2048\r\n\r\n')
   const f = fetcher(t, 2000)
-  const r = await f.fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/`, HEADERS, hooks())
+  const r = await f.fetch(url, HEADERS, hooks())
   t.equal(r.status, 304)
   t.equal(r.error, null)
   t.equal(r.complete, true)
@@ -214,16 +220,12 @@ t.test('a 304 carrying the 200\'s Content-Length is complete at its header block
 })
 
 t.test('an interim response (103 Early Hints) before the answer is not the answer: the 200 after it is read, body and all', async t => {
-  const server = createServer(socket => {
-    socket.on('data', () => { socket.write('HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello') })
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { server.close() })
+  const url = await answering(t, 'HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello')
   const f = fetcher(t, 2000)
   const kept: Buffer[] = []
   const heads: number[] = []
   const h = hooks({}, kept)
-  const r = await f.fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}/`, HEADERS, { ...h, onHead: head => { heads.push(head.status); return (chunk: Buffer) => { kept.push(chunk) } } })
+  const r = await f.fetch(url, HEADERS, { ...h, onHead: head => { heads.push(head.status); return (chunk: Buffer) => { kept.push(chunk) } } })
   t.same(heads, [200], 'the head the caller hears is the answer\'s, once')
   t.equal(r.error, null)
   t.equal(r.status, 200)
