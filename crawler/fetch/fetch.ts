@@ -195,12 +195,6 @@ class Exchange implements RequestHandler {
     result.status = statusCode
     result.headers = flattenHeaders(parsed)
     result.headerBytes = headerBlockBytes(statusCode, statusMessage ?? '', parsed)
-    // Until the head arrives, undici's headersTimeout (the response timeout) bounds the wait;
-    // after it, this timer cuts the body when the whole response has taken that long.
-    this.timer = setTimeout(() => {
-      this.timedOut = true
-      this.stop(responseTimeoutError(result.url, this.responseTimeoutMs, result))
-    }, Math.max(0, this.responseTimeoutMs - (performance.now() - this.t0)))
     try {
       callHook(this.hooks.onWireBytes, result.headerBytes)
       this.sink = this.hooks.onHead === undefined ? null : callHook(this.hooks.onHead, { status: statusCode, headers: result.headers })
@@ -219,6 +213,12 @@ class Exchange implements RequestHandler {
       this.settle(null)
       return true
     }
+    // Until the head arrives, undici's headersTimeout (the response timeout) bounds the wait;
+    // after it, this timer cuts the body when the whole response has taken that long.
+    this.timer = setTimeout(() => {
+      this.timedOut = true
+      this.stop(responseTimeoutError(result.url, this.responseTimeoutMs, result))
+    }, Math.max(0, this.responseTimeoutMs - (performance.now() - this.t0)))
     if (this.sink === null) return true
     this.digester = new ContentDigester(result.headers['content-type'])
     const decoders = createDecoders(result.headers['content-encoding'])
