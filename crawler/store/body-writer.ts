@@ -9,7 +9,7 @@ export const BODY_CHUNK_BYTES = 256 * 1024
  * only inside the transaction that writes the record.
  */
 export class BodyWriter {
-  readonly staging = randomUUID()
+  private key: string | null = null
   private pending: Buffer[] = []
   private pendingBytes = 0
   private seq = 0
@@ -31,6 +31,12 @@ export class BodyWriter {
     if (this.pendingBytes === 0 && this.pending.length === 0) return
     const fresh = this.pending.length > 1
     this.insert(this.staging, this.seq++, this.take(), fresh)
+  }
+
+  /** The key its chunks are staged under: made when first asked for (a small body, written with its record, never needs one). */
+  get staging (): string {
+    this.key ??= randomUUID()
+    return this.key
   }
 
   /** Whether any chunk went to the staging rows yet (a small body never does before its record is written). */
@@ -57,6 +63,7 @@ export class BodyWriter {
     this.closed = true
     this.pending = []
     this.pendingBytes = 0
-    this.discardStaged(this.staging)
+    // only chunks handed over were staged: a body held in memory alone leaves nothing behind
+    if (this.staged) this.discardStaged(this.staging)
   }
 }

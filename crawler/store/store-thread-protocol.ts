@@ -17,8 +17,11 @@ export const SLOT = { replied: 0, done: 1 } as const
 export type ThreadBody =
   | { kind: 'keep' }
   | { kind: 'drop' }
-  /** A body written through `writer` (the run's staging key for it), with what the run still held of it. */
-  | { kind: 'replace', writer: string, rest: Uint8Array | null }
+  /**
+   * A body written through `writer` (the run's staging key for it; null when none of it
+   * was handed over before, all of it in `rest`), with what the run still held of it.
+   */
+  | { kind: 'replace', writer: string | null, rest: Uint8Array | null }
 
 export type StoreRequest = { wait: boolean } & (
   | { op: 'open', path: string }

@@ -34,10 +34,14 @@ import { errorFromThread, SLOT, threadError, type StoreReply, type StoreRequest,
  *   of a run that failed), and close() throws it too.
  */
 
-/** Requests handed to the thread and not yet carried out, at most. */
-export const MAX_REQUESTS_AHEAD = 256
-/** Body bytes handed to the thread and not yet written, at most. */
-export const MAX_BYTES_AHEAD = 8 * 1024 * 1024
+/**
+ * Requests handed to the thread and not yet carried out, at most, and their body bytes.
+ * Enough for the writes of the pages fetched while the thread is in one of SQLite's WAL
+ * checkpoints (a thousand pages of the log copied into the file), so that a checkpoint does
+ * not stop the event loop: two requests a page (the record, the frontier mark).
+ */
+export const MAX_REQUESTS_AHEAD = 1024
+export const MAX_BYTES_AHEAD = 16 * 1024 * 1024
 /** Requests sent to the thread in one message, at most; and how long the first of them may wait for the rest. */
 const OUTBOX_REQUESTS = 64
 const OUTBOX_MS = 5
@@ -259,6 +263,14 @@ export class StoreThread implements RunStore {
     this.requests.postMessage(batch, transfer)
   }
 
+  /** @internal what is handed over and not yet carried out: requests, and their body bytes (the bounds above) */
+  get handedOver (): { requests: number, bytes: number } {
+    const done = Atomics.load(this.slots, SLOT.done)
+    let bytes = 0
+    for (const b of this.bytesAhead) if (b.request > done) bytes += b.bytes
+    return { requests: this.sent - done, bytes }
+  }
+
   private keepWithinBounds (): void {
     const within = (): boolean => {
       const done = Atomics.load(this.slots, SLOT.done)
@@ -305,7 +317,7 @@ export class StoreThread implements RunStore {
         bytes = rest.byteLength
         transfer.push(rest.buffer as ArrayBuffer)
       }
-      threadBody = { kind: 'replace', writer: body.body.staging, rest }
+      threadBody = { kind: 'replace', writer: body.body.staged ? body.body.staging : null, rest }
     } else {
       threadBody = body
     }

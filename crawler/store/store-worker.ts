@@ -103,8 +103,9 @@ class Session {
       case 'save': {
         let body: BodyAction
         if (req.body.kind === 'replace') {
-          const w = this.writer(req.body.writer)
-          this.writers.delete(req.body.writer)
+          // a body none of which was handed over before comes whole with the save
+          const w = req.body.writer === null ? this.opened().beginBody() : this.writer(req.body.writer)
+          if (req.body.writer !== null) this.writers.delete(req.body.writer)
           if (req.body.rest !== null) w.write(Buffer.from(req.body.rest.buffer, req.body.rest.byteOffset, req.body.rest.byteLength))
           body = { kind: 'replace', body: w }
         } else {

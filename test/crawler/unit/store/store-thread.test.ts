@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { Store } from '../../../../crawler/store/store.js'
-import { StoreThread } from '../../../../crawler/store/store-thread.js'
+import { MAX_BYTES_AHEAD, MAX_REQUESTS_AHEAD, StoreThread } from '../../../../crawler/store/store-thread.js'
 import { BODY_CHUNK_BYTES } from '../../../../crawler/store/body-writer.js'
 import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
 import { recordWrite } from './record-write.js'
@@ -54,6 +54,39 @@ t.test('records, bodies and frontier marks handed over without waiting are in th
   }
   t.equal((store.connection.prepare('SELECT count(*) AS n FROM frontier WHERE state = \'done\'').get() as { n: number }).n, 300, 'every frontier row marked done')
   t.equal((store.connection.prepare('SELECT count(*) AS n FROM bodies WHERE staging IS NOT NULL').get() as { n: number }).n, 0, 'no staged chunk left of the dropped body')
+})
+
+t.test('what the run hands over and the thread has not yet written stays within its bounds, in requests and in body bytes', async t => {
+  // the run hands records over far faster than SQLite writes them: the thread falls behind
+  // until the bound holds the run back
+  const path = join(t.testdir(), 'bounds.sqlite')
+  const thread = await StoreThread.open(path)
+  const pages = 6000
+  const frontier = await thread.fillFrontier(Array.from({ length: pages }, (_, i) => url(i)), options, false, () => {})
+  const observation = { atMs: 1000, status: 200, outcome: 'new' as const, changed: null, digestStrict: 'sha256:aa', digestSemantic: 'sha256:aa', etag: null, lastModified: null }
+  const most = { requests: 0, bytes: 0 }
+  const hand = (i: number, bytes: number): void => {
+    const body = thread.beginBody()
+    body.write(Buffer.alloc(bytes, i % 251))
+    thread.save(write(url(i)), { kind: 'replace', body }, observation)
+    frontier.done(i + 1, 'new')
+    const ahead = thread.handedOver
+    most.requests = Math.max(most.requests, ahead.requests)
+    most.bytes = Math.max(most.bytes, ahead.bytes)
+  }
+  // small bodies: the count of requests is the bound that holds
+  for (let i = 0; i < 5000; i++) hand(i, 100)
+  t.ok(most.requests <= MAX_REQUESTS_AHEAD, `at most ${MAX_REQUESTS_AHEAD} requests ahead (${most.requests} at most)`)
+  t.ok(most.requests > MAX_REQUESTS_AHEAD / 2, `the thread fell behind: the bound was met (${most.requests} requests ahead at most)`)
+  // large bodies: their bytes are the bound that holds
+  most.bytes = 0
+  for (let i = 5000; i < pages; i++) hand(i, 200_000)
+  t.ok(most.bytes <= MAX_BYTES_AHEAD, `at most ${MAX_BYTES_AHEAD} body bytes ahead (${most.bytes} at most)`)
+  t.ok(most.bytes > MAX_BYTES_AHEAD / 2, `the thread fell behind: the bound was met (${most.bytes} bytes ahead at most)`)
+  thread.close()
+  const store = Store.open(path)
+  t.teardown(() => { store.close() })
+  t.equal((store.connection.prepare('SELECT count(*) AS n FROM resources').get() as { n: number }).n, pages, 'and every record was written')
 })
 
 t.test('a look-up sees every write handed over before it, committed or not; a URL written twice keeps its one record', async t => {
