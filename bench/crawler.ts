@@ -24,7 +24,7 @@ export type { CrawlerBenchResult } from './crawler-types.js'
  * and a JIT compiler still warming up is a cost of starting a process, not of
  * fetching a page (a long crawl runs warm). By default they go on until each side has
  * fetched WARM_PAGES pages: V8 is still compiling the crawler's code well into its
- * second and third crawl of 2,000 pages. The first warm-up round's ratios are reported
+ * sixth and seventh crawl of 2,000 pages. The first warm-up round's ratios are reported
  * beside the others (`cold`), not counted. The fixture site
  * runs in its own process (`webkrab serve`), as a real site would: its work is
  * not charged to either client.
