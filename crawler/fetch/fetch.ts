@@ -1,14 +1,13 @@
 import { EventEmitter } from 'node:events'
 import { Readable } from 'node:stream'
-import { Agent, buildConnector, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici'
-import type { IncomingHttpHeaders } from 'node:http'
+import { Agent, buildConnector, errors as undiciErrors, type Dispatcher } from 'undici'
 import type { Socket } from 'node:net'
 import { errors, type WebkrabError } from '../../common/errors.js'
 import { classifyFetchError, responseTimeoutError } from './fetch-errors.js'
 import { mayTakeBytes, type BudgetCheck, type ResponseLimits } from '../policy/budgets.js'
 import { ContentDigester, type ContentDigests } from '../policy/change-detection.js'
 import { createDecoders, decodeThrough } from './content-decoders.js'
-import { headerBlockBytes, type RequestHandler } from './exchange-meter.js'
+import { readResponseHead, type RequestHandler } from './exchange-meter.js'
 import { H2Dispatcher } from './h2-dispatcher.js'
 import { MAX_TIMER_MS } from './monotonic-clock.js'
 import { requestProblem } from './request-fields.js'
@@ -191,10 +190,10 @@ class Exchange implements RequestHandler {
     if (statusCode < 200 || this.settled) return true
     this.tHead = performance.now()
     const result = this.result
-    const parsed = undiciUtil.parseHeaders(rawHeaders) as IncomingHttpHeaders
+    const head = readResponseHead(statusCode, statusMessage ?? '', rawHeaders)
     result.status = statusCode
-    result.headers = flattenHeaders(parsed)
-    result.headerBytes = headerBlockBytes(statusCode, statusMessage ?? '', parsed)
+    result.headers = head.fields
+    result.headerBytes = head.bytes
     try {
       callHook(this.hooks.onWireBytes, result.headerBytes)
       this.sink = this.hooks.onHead === undefined ? null : callHook(this.hooks.onHead, { status: statusCode, headers: result.headers })
@@ -349,18 +348,6 @@ function callHook<A extends unknown[], R> (hook: (...args: A) => R, ...args: A):
     if (err instanceof BudgetExceeded) throw err
     throw new HookFailure(err)
   }
-}
-
-/** Joins a header's values (RFC 9110 section 5.3); Set-Cookie lines stay apart, one per line. */
-export function flattenHeaders (headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const name of Object.keys(headers)) {
-    const value = headers[name]
-    if (value === undefined) continue
-    const lower = name.toLowerCase()
-    out[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : value
-  }
-  return out
 }
 
 /**

@@ -235,6 +235,17 @@ t.test('an interim response (103 Early Hints) before the answer is not the answe
   t.equal(Buffer.concat(kept).toString(), 'hello')
 })
 
+t.test('the fields of a response are read as one string each: a field sent twice joined, Set-Cookie kept a line each; its header bytes are the block sent', async t => {
+  const head = 'HTTP/1.1 200 Fine\r\nX-Part: one\r\nContent-Type: text/plain\r\nSet-Cookie: a=1; Path=/\r\nx-part: two\r\nSet-Cookie: b=2\r\nConstructor: kept\r\nContent-Length: 2\r\n\r\n'
+  const url = await answering(t, `${head}ok`)
+  const f = fetcher(t, 2000)
+  const r = await f.fetch(url, HEADERS, hooks())
+  t.equal(r.status, 200)
+  t.same(r.headers, { 'x-part': 'one, two', 'content-type': 'text/plain', 'set-cookie': 'a=1; Path=/\nb=2', constructor: 'kept', 'content-length': '2' }, 'names lowercased, values joined in the order sent')
+  t.ok(Object.hasOwn(r.headers, 'constructor'), 'a field named as an object\'s own property is the response\'s')
+  t.equal(r.headerBytes, Buffer.byteLength(head, 'latin1'), 'the header block as it came, status line to the empty line')
+})
+
 t.test('a run\'s signal ends every request in flight when it aborts, heard through one listener however many requests share it', async t => {
   const f = fetcher(t, 10_000, 4)
   const controller = new AbortController()
