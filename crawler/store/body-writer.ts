@@ -39,6 +39,11 @@ export class BodyWriter {
     return this.key
   }
 
+  /** @internal whether a staging key was made (only a body some of whose chunks went ahead of its record needs one) */
+  get keyed (): boolean {
+    return this.key !== null
+  }
+
   /** Whether any chunk went to the staging rows yet (a small body never does before its record is written). */
   get staged (): boolean {
     return this.seq > 0

@@ -311,13 +311,15 @@ export class StoreThread implements RunStore {
     const transfer: ArrayBuffer[] = []
     if (body.kind === 'replace') {
       if (!(body.body instanceof BodyWriter)) throw errors.WEBKRAB_ERR_INTERNAL('a body not begun by this store')
+      // asked before takeRest, which numbers the rest as one more chunk: a body held whole was staged nowhere
+      const writer = body.body.staged ? body.body.staging : null
       const held = body.body.takeRest()
       const rest = held === null ? null : ownCopy(held.data, held.fresh)
       if (rest !== null) {
         bytes = rest.byteLength
         transfer.push(rest.buffer as ArrayBuffer)
       }
-      threadBody = { kind: 'replace', writer: body.body.staged ? body.body.staging : null, rest }
+      threadBody = { kind: 'replace', writer, rest }
     } else {
       threadBody = body
     }

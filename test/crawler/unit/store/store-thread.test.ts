@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { Store } from '../../../../crawler/store/store.js'
 import { MAX_BYTES_AHEAD, MAX_REQUESTS_AHEAD, StoreThread } from '../../../../crawler/store/store-thread.js'
-import { BODY_CHUNK_BYTES } from '../../../../crawler/store/body-writer.js'
+import { BODY_CHUNK_BYTES, BodyWriter } from '../../../../crawler/store/body-writer.js'
 import type { RecordWrite } from '../../../../crawler/store/stored-record.js'
 import { recordWrite } from './record-write.js'
 import type { FrontierOptions } from '../../../../crawler/store/frontier.js'
@@ -27,7 +27,7 @@ t.test('records, bodies and frontier marks handed over without waiting are in th
   const ids = new Map<string, number>()
   const big = Buffer.alloc(BODY_CHUNK_BYTES * 2 + 5, 7)
   for (let i = 0; i < 300; i++) {
-    const body = thread.beginBody()
+    const body = thread.beginBody() as BodyWriter
     const bytes = i === 5 ? big : Buffer.from(`body ${i}`)
     // a body arrives in pieces
     body.write(bytes.subarray(0, Math.floor(bytes.length / 2)))
@@ -35,7 +35,11 @@ t.test('records, bodies and frontier marks handed over without waiting are in th
     const saved = thread.save(write(url(i)), { kind: 'replace', body }, { atMs: 1000, status: 200, outcome: 'new', changed: null, digestStrict: 'sha256:aa', digestSemantic: 'sha256:aa', etag: '"a"', lastModified: null })
     ids.set(url(i), saved.id)
     frontier.done(i + 1, 'new')
+    // only a body some of whose chunks went ahead of its record is staged under a key
+    if (i === 5) t.ok(body.keyed, 'a body past BODY_CHUNK_BYTES is staged under a key')
+    else if (body.keyed) t.fail(`the body of ${url(i)}, held whole, was given a staging key`)
   }
+  t.pass('no body held whole was given a staging key')
   // a body the run dropped leaves nothing
   const dropped = thread.beginBody()
   dropped.write(Buffer.alloc(BODY_CHUNK_BYTES + 1))
