@@ -294,14 +294,13 @@ export class StoreThread implements RunStore {
     // the run holds a body as on the event loop (body-writer.ts), keyed by its staging key; a
     // body too large to hold (BODY_CHUNK_BYTES and more) streams to the store as it arrives,
     // and the run waits for each chunk's write: a full disk stops it at that chunk
-    const body: BodyWriter = new BodyWriter((writer, _seq, data, fresh) => {
+    // a body's writer asks to drop its staged chunks only when some were handed over
+    return new BodyWriter((writer, _seq, data, fresh) => {
       const own = ownCopy(data, fresh)
       this.call({ op: 'chunk', writer, data: own, wait: true }, [own.buffer as ArrayBuffer])
     }, writer => {
-      // only chunks handed over have anything in the thread to drop
-      if (body.staged && this.failure === null && !this.closed) this.post({ op: 'discard', writer, wait: false })
+      if (this.failure === null && !this.closed) this.post({ op: 'discard', writer, wait: false })
     })
-    return body
   }
 
   save (write: RecordWrite, body: RunBodyAction, observation: Observation | null): StoredRecord {

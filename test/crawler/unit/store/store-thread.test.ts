@@ -44,6 +44,11 @@ t.test('records, bodies and frontier marks handed over without waiting are in th
   const dropped = thread.beginBody()
   dropped.write(Buffer.alloc(BODY_CHUNK_BYTES + 1))
   dropped.discard()
+  // and one dropped while held whole asks the thread for nothing: it has no key to name its chunks by
+  const droppedWhole = thread.beginBody() as BodyWriter
+  droppedWhole.write(Buffer.from('a few bytes'))
+  droppedWhole.discard()
+  t.notOk(droppedWhole.keyed, 'a body dropped while held whole is given no staging key')
   t.equal(new Set(ids.values()).size, 300, 'each record its own id')
   thread.close()
 
